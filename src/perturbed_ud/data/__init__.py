@@ -1,0 +1,1 @@
+"""Dataset folders: schemas, the streamed Parquet writer, cards, manifests, publishing."""

@@ -1,0 +1,66 @@
+"""The ``lrec2026`` protocol: the released LREC 2026 code, reproduced exactly.
+
+One ``random.Random(seed)`` stream runs over the languages in the released order and over the
+sentences in file order: per sentence ``choice`` (target), ``shuffle`` (Full, all words
+including punctuation), then ``sample`` + ``shuffle`` (Part). Head draws nothing: its loader
+turned every head to the right of its dependent into a self-loop, so each head swaps with its
+nearest right dependent. Targets are any word after the first outside the released
+punctuation and stop lists. Turkish Part rows that move fewer than two words are dropped.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..lexicons import load_toml
+from ..ud.conllu_io import Sentence
+from .plan import SentencePlan, has_visible_text
+from .word_order import head_swap, identity, part_scramble
+
+_FILTERS = "lrec2026_target_filters.toml"
+
+
+def release_order() -> list[str]:
+    """Languages in the order the released run consumed its random stream."""
+    return list(load_toml(_FILTERS)["order"])
+
+
+def clamped_heads(heads: list[int]) -> list[int]:
+    """The released loader's heads, 0-based: root and right-pointing arcs become -1."""
+    return [h - 1 if 0 < h <= i else -1 for i, h in enumerate(heads)]
+
+
+class Lrec2026Protocol:
+    name = "lrec2026"
+    part_fraction = 0.5
+
+    def params(self) -> dict:
+        return {"protocol": self.name, "part_fraction": self.part_fraction}
+
+    def start(self, seed: int) -> random.Random:
+        return random.Random(seed)
+
+    def plan(self, s: Sentence, lang: str, treebank: str, seed: int, rng: random.Random):
+        lists = load_toml(_FILTERS).get(lang)
+        if lists is None:
+            raise ValueError(f"the lrec2026 protocol defines no target lists for {lang!r}")
+        punct, stop = frozenset(lists["punct"]), frozenset(lists["stop"])
+        candidates = [
+            i
+            for i in range(1, len(s.forms))
+            if s.forms[i] not in punct
+            and s.forms[i].lower() not in stop
+            and has_visible_text(s.forms[i])
+        ]
+        if not candidates:
+            return "no_target_candidate"
+        target = rng.choice(candidates)
+        full = identity(len(s.forms))
+        rng.shuffle(full)
+        upos = ["X" if tag == "_" else tag for tag in s.upos]
+        part = part_scramble(upos, rng, self.part_fraction)
+        head = head_swap(clamped_heads(s.heads), [True] * len(s.forms), lambda h, deps: deps[0])
+        plan = SentencePlan(target=target, perms={"full": full, "part": part, "head": head})
+        if lang == "tr" and sum(p != i for i, p in enumerate(part)) < 2:
+            plan.dropped = {"part": "part_no_movement", "part_lemma": "part_no_movement"}
+        return plan

@@ -1,0 +1,56 @@
+"""The ``paper`` protocol: the perturbations as the LREC 2026 paper describes them.
+
+Content-word targets (NOUN PROPN VERB ADJ ADV, minus a closed-class stoplist), punctuation
+fixed in Full, Part moving a fraction of the content words among their own slots, Head
+swapping each non-punctuation head with one non-punctuation dependent. Every draw is keyed by
+(seed, treebank, sent_id, purpose[, head index]).
+"""
+
+from __future__ import annotations
+
+from ..lexicons import stoplist
+from ..rng import keyed_index, keyed_random
+from ..ud.conllu_io import Sentence
+from .plan import SentencePlan, has_visible_text
+from .word_order import CONTENT_UPOS, full_scramble, head_swap, part_scramble
+
+
+class PaperProtocol:
+    name = "paper"
+
+    def __init__(self, part_fraction: float = 0.5):
+        if not 0 < part_fraction <= 1:
+            raise ValueError(f"part fraction must be in (0, 1], got {part_fraction}")
+        self.part_fraction = part_fraction
+
+    def params(self) -> dict:
+        return {"protocol": self.name, "part_fraction": self.part_fraction}
+
+    def start(self, seed: int) -> None:
+        """No state: every draw is keyed."""
+
+    def plan(self, s: Sentence, lang: str, treebank: str, seed: int, state: None):
+        stop = stoplist(lang)
+        candidates = [
+            i
+            for i, (form, tag) in enumerate(zip(s.forms, s.upos, strict=True))
+            if tag in CONTENT_UPOS and form.lower() not in stop and has_visible_text(form)
+        ]
+        if not candidates:
+            return "only_punctuation" if set(s.upos) == {"PUNCT"} else "no_content_word"
+        key = (seed, treebank, s.sent_id)
+        target = candidates[keyed_index(len(candidates), *key, "target")]
+        movable = [tag != "PUNCT" for tag in s.upos]
+        head = head_swap(
+            [h - 1 for h in s.heads],
+            movable,
+            lambda h, deps: deps[keyed_index(len(deps), *key, "head", h)],
+        )
+        return SentencePlan(
+            target=target,
+            perms={
+                "full": full_scramble(s.upos, keyed_random(*key, "full")),
+                "part": part_scramble(s.upos, keyed_random(*key, "part"), self.part_fraction),
+                "head": head,
+            },
+        )

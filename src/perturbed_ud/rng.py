@@ -1,0 +1,29 @@
+"""Keyed randomness: every random choice is a function of what it is about.
+
+A choice keyed by (seed, treebank, sent_id, purpose[, index]) does not depend on
+PYTHONHASHSEED, on the number of worker processes, or on which other sentences or languages
+are in the build, so a sentence's perturbation never changes when the build around it does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+
+def stable_key(*parts: object) -> int:
+    """A 64-bit integer from the parts' string forms (blake2b, not Python's salted hash)."""
+    text = "\x1f".join(map(str, parts)).encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def keyed_random(*parts: object) -> random.Random:
+    """A `random.Random` stream of its own for one (seed, treebank, sentence, purpose)."""
+    return random.Random(stable_key(*parts))
+
+
+def keyed_index(n: int, *parts: object) -> int:
+    """One keyed draw from range(n) (bias below 2**-40 for sentence-sized n)."""
+    if n <= 0:
+        raise ValueError("keyed_index needs n > 0")
+    return stable_key(*parts) % n

@@ -1,0 +1,1 @@
+"""Universal Dependencies input: CoNLL-U reading and writing, treebank sources, selection."""

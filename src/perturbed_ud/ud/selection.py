@@ -1,0 +1,55 @@
+"""Which sentences of a treebank a build reads: all, the first N, or a seeded sample."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..rng import stable_key
+from .conllu_io import Sentence, read_conllu
+from .sources import Treebank
+
+
+@dataclass(frozen=True)
+class Selection:
+    limit: int | None = None  # the first N sentences (before any filtering), file order
+    sample: int | None = None  # N sentences drawn by a keyed hash, kept in file order
+    sample_seed: int = 0
+
+    def __post_init__(self):
+        if self.limit is not None and self.sample is not None:
+            raise ValueError("choose either a limit or a sample, not both")
+        for value in (self.limit, self.sample):
+            if value is not None and value <= 0:
+                raise ValueError("limit and sample sizes must be positive")
+
+    def describe(self) -> dict:
+        if self.limit is not None:
+            return {"mode": "first", "n": self.limit}
+        if self.sample is not None:
+            return {"mode": "sample", "n": self.sample, "sample_seed": self.sample_seed}
+        return {"mode": "all"}
+
+
+def all_sentences(treebank: Treebank) -> Iterator[Sentence]:
+    for path in treebank.files:
+        yield from read_conllu(path)
+
+
+def select(treebank: Treebank, selection: Selection) -> Iterator[Sentence]:
+    """The selected sentences in file order, streamed."""
+    sentences = all_sentences(treebank)
+    if selection.limit is not None:
+        yield from itertools.islice(sentences, selection.limit)
+    elif selection.sample is not None:
+
+        ranked = (
+            (stable_key(selection.sample_seed, treebank.code, s.sent_id, "sample"), s.sent_id)
+            for s in sentences
+        )
+        keep = {sent_id for _, sent_id in heapq.nsmallest(selection.sample, ranked)}
+        yield from (s for s in all_sentences(treebank) if s.sent_id in keep)
+    else:
+        yield from sentences
