@@ -36,7 +36,9 @@ def main() -> None:
 @click.option("--part-fraction", type=float, default=0.5, show_default=True)
 @click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files.")
 @click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders.")
-@click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name, e.g. ru=UD_Russian-GSD.")
+@click.option(
+    "--treebank", "treebanks", multiple=True, help="LANG=UD_Name, e.g. ru=UD_Russian-GSD."
+)
 @click.option("--split", default="test", show_default=True, help="train, dev or test.")
 @click.option("--limit", type=int, help="Only the first N sentences of each treebank.")
 @click.option("--sample", type=int, help="A seeded sample of N sentences per treebank.")

@@ -11,10 +11,13 @@ import hashlib
 import random
 
 
+def _encode(parts: tuple) -> bytes:
+    return "\x1f".join(map(str, parts)).encode("utf-8")
+
+
 def stable_key(*parts: object) -> int:
     """A 64-bit integer from the parts' string forms (blake2b, not Python's salted hash)."""
-    text = "\x1f".join(map(str, parts)).encode("utf-8")
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+    return int.from_bytes(hashlib.blake2b(_encode(parts), digest_size=8).digest(), "big")
 
 
 def keyed_random(*parts: object) -> random.Random:
@@ -27,3 +30,24 @@ def keyed_index(n: int, *parts: object) -> int:
     if n <= 0:
         raise ValueError("keyed_index needs n > 0")
     return stable_key(*parts) % n
+
+
+class KeyedDraws:
+    """Keyed draws that share a prefix, e.g. (seed, treebank, sent_id): the prefix is hashed
+    once. ``KeyedDraws(*a).index(n, *b)`` equals ``keyed_index(n, *a, *b)``."""
+
+    def __init__(self, *prefix: object):
+        self._hasher = hashlib.blake2b(_encode(prefix) + b"\x1f", digest_size=8)
+
+    def key(self, *parts: object) -> int:
+        hasher = self._hasher.copy()
+        hasher.update(_encode(parts))
+        return int.from_bytes(hasher.digest(), "big")
+
+    def random(self, *parts: object) -> random.Random:
+        return random.Random(self.key(*parts))
+
+    def index(self, n: int, *parts: object) -> int:
+        if n <= 0:
+            raise ValueError("a keyed draw needs n > 0")
+        return self.key(*parts) % n

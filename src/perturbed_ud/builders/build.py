@@ -45,9 +45,7 @@ def plan_jobs(treebanks, seeds, families, protocol, selection, root) -> list[bui
         if unknown:
             raise ValueError(f"the lrec2026 protocol covers {order}, not {unknown}")
         ordered = sorted(treebanks, key=lambda t: order.index(t.lang))
-        return [
-            builder.Job(ordered, [seed], families, protocol, selection, root) for seed in seeds
-        ]
+        return [builder.Job(ordered, [seed], families, protocol, selection, root) for seed in seeds]
     return [builder.Job([t], list(seeds), families, protocol, selection, root) for t in treebanks]
 
 

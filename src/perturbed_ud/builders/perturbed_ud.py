@@ -17,7 +17,7 @@ from datasets import Features, List, Value
 from ..data.writer import ParquetSplitWriter, table
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
-from ..perturb.word_order import apply_permutation, identity, moved_fraction
+from ..perturb.word_order import identity, inverse, moved_fraction
 from ..ud.conllu_io import Sentence
 from ..ud.selection import Selection, select
 from ..ud.sources import Treebank
@@ -84,15 +84,15 @@ def splits_of(family: str) -> list[str]:
     return ["orig", family, "orig_lemma", f"{family}_lemma"]
 
 
-def _permute_annotations(s: Sentence, perm: list[int]) -> dict[str, list]:
+def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> dict[str, list]:
     heads = [perm[h - 1] + 1 if h else 0 for h in s.heads]
     return {
         "permutation": perm,
-        "upos": apply_permutation(perm, s.upos),
-        "lemmas": apply_permutation(perm, s.lemmas),
-        "feats": apply_permutation(perm, s.feats),
-        "heads": apply_permutation(perm, heads),
-        "deprels": apply_permutation(perm, s.deprels),
+        "upos": [s.upos[i] for i in order],
+        "lemmas": [s.lemmas[i] for i in order],
+        "feats": [s.feats[i] for i in order],
+        "heads": [heads[i] for i in order],
+        "deprels": [s.deprels[i] for i in order],
     }
 
 
@@ -113,15 +113,26 @@ def sentence_rows(
         "target_lemma": lemma_words[t],
         "target_upos": s.upos[t],
     }
-    orders = [("orig", identity(len(s.forms)))]
-    orders += [(family, plan.perms[family]) for family in families]
-    for name, perm in orders:
-        annotations = _permute_annotations(s, perm)
-        for split, words in ((name, s.forms), (f"{name}_lemma", lemma_words)):
-            if split in plan.dropped:
-                continue
-            row = dict(base, condition=split, target_index=perm[t], target=words[t])
-            row["words"] = words if name == "orig" else apply_permutation(perm, words)
+    unchanged = identity(len(s.forms))
+    orig = {"permutation": unchanged, "upos": s.upos, "lemmas": s.lemmas, "feats": s.feats}
+    orig |= {"heads": s.heads, "deprels": s.deprels}
+    yield from _rows(base, "orig", unchanged, orig, s.forms, lemma_words, t, plan.dropped)
+    for family in families:
+        perm = plan.perms[family]
+        order = inverse(perm)
+        annotations = _permute_annotations(s, perm, order)
+        forms = [s.forms[i] for i in order]
+        lemmas = [lemma_words[i] for i in order]
+        yield from _rows(base, family, perm, annotations, forms, lemmas, t, plan.dropped)
+
+
+def _rows(base, name, perm, annotations, forms, lemma_words, t, dropped):
+    """The form and +L rows of one word order (``forms`` already in that order)."""
+    position = perm[t]
+    for split, words in ((name, forms), (f"{name}_lemma", lemma_words)):
+        if split not in dropped:
+            row = dict(base, condition=split, target_index=position, target=words[position])
+            row["words"] = words
             row.update(annotations)
             yield split, row
 
@@ -169,8 +180,7 @@ def _record(stats: SeedStats, s: Sentence, plan: SentencePlan, families: list[st
     for reason_split, reason in plan.dropped.items():
         stats.row_drops[f"{reason_split}:{reason}"] += 1
     content = [i for i, tag in enumerate(s.upos) if tag != "PUNCT"]
-    lemma_words = lemmatize(s.forms, s.lemmas)
-    stats.lemma_changed += sum(s.forms[i] != lemma_words[i] for i in content)
+    stats.lemma_changed += sum(s.lemmas[i] not in ("_", s.forms[i]) for i in content)
     stats.lemma_total += len(content)
     for family in families:
         moved, total = moved_fraction(plan.perms[family], s.upos)
@@ -198,12 +208,13 @@ def run_job(job: Job) -> dict:
     finally:
         writer.close()
     return {
-        lang: {seed: s.to_dict() for seed, s in per_seed.items()} for lang, per_seed in stats.items()
+        lang: {seed: s.to_dict() for seed, s in per_seed.items()}
+        for lang, per_seed in stats.items()
     }
 
 
 def _write_chunk(writer, job, treebank, seed, chunk, state, stats: SeedStats) -> None:
-    columns: dict[str, dict[str, list]] = {}
+    rows: dict[str, list[dict]] = {}
     for s in chunk:
         stats.sentences += 1
         plan = job.protocol.plan(s, treebank.lang, treebank.code, seed, state)
@@ -212,13 +223,10 @@ def _write_chunk(writer, job, treebank, seed, chunk, state, stats: SeedStats) ->
             continue
         _record(stats, s, plan, job.families)
         for split, row in sentence_rows(s, plan, treebank.lang, treebank.code, seed, job.families):
-            split_columns = columns.setdefault(split, {name: [] for name in FEATURES})
-            for name, value in row.items():
-                split_columns[name].append(value)
-    for split, split_columns in columns.items():
-        arrow = table(split_columns, FEATURES)
+            rows.setdefault(split, []).append(row)
+    for split, split_rows in rows.items():
+        arrow = table({name: [row[name] for row in split_rows] for name in FEATURES}, FEATURES)
         stats.rows[split] += arrow.num_rows
         family = split.removesuffix("_lemma")
-        targets = job.families if family == "orig" else [family]
-        for target_family in targets:
-            writer.write(config_name(treebank.lang, target_family, seed), split, arrow)
+        families = job.families if family == "orig" else [family]
+        writer.share([config_name(treebank.lang, f, seed) for f in families], split, arrow)

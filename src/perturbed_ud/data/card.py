@@ -84,7 +84,9 @@ def render(manifest: dict, description: str) -> str:
             ]
         )
     citations = "\n\n".join(
-        f"**{t['name']}**\n\n```\n{t['citation']}\n```" for t in manifest["treebanks"] if t["citation"]
+        f"**{t['name']}**\n\n```\n{t['citation']}\n```"
+        for t in manifest["treebanks"]
+        if t["citation"]
     )
     params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
     body = f"""

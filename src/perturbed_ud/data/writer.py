@@ -31,7 +31,14 @@ class ParquetSplitWriter:
         self.root = root
         self.schema = features.arrow_schema  # carries the HF features as schema metadata
         self._writers: dict[tuple[str, str], pq.ParquetWriter] = {}
+        self._copies: dict[tuple[str, str], list[str]] = {}
         self.rows: dict[tuple[str, str], int] = {}
+
+    def share(self, configs: list[str], split: str, table: pa.Table) -> None:
+        """Write a split that several configs hold identically: once, copied on close."""
+        self.write(configs[0], split, table)
+        if table.num_rows:
+            self._copies[(configs[0], split)] = configs[1:]
 
     def write(self, config: str, split: str, table: pa.Table) -> None:
         if table.num_rows == 0:
@@ -49,6 +56,12 @@ class ParquetSplitWriter:
         for writer in self._writers.values():
             writer.close()
         self._writers.clear()
+        for (config, split), others in self._copies.items():
+            for other in others:
+                target = self.root / split_path(other, split)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self.root / split_path(config, split), target)
+        self._copies.clear()
 
 
 def table(columns: dict[str, list], features: Features) -> pa.Table:

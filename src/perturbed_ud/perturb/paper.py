@@ -9,7 +9,7 @@ swapping each non-punctuation head with one non-punctuation dependent. Every dra
 from __future__ import annotations
 
 from ..lexicons import stoplist
-from ..rng import keyed_index, keyed_random
+from ..rng import KeyedDraws
 from ..ud.conllu_io import Sentence
 from .plan import SentencePlan, has_visible_text
 from .word_order import CONTENT_UPOS, full_scramble, head_swap, part_scramble
@@ -38,19 +38,19 @@ class PaperProtocol:
         ]
         if not candidates:
             return "only_punctuation" if set(s.upos) == {"PUNCT"} else "no_content_word"
-        key = (seed, treebank, s.sent_id)
-        target = candidates[keyed_index(len(candidates), *key, "target")]
+        draws = KeyedDraws(seed, treebank, s.sent_id)
+        target = candidates[draws.index(len(candidates), "target")]
         movable = [tag != "PUNCT" for tag in s.upos]
         head = head_swap(
             [h - 1 for h in s.heads],
             movable,
-            lambda h, deps: deps[keyed_index(len(deps), *key, "head", h)],
+            lambda h, deps: deps[draws.index(len(deps), "head", h)],
         )
         return SentencePlan(
             target=target,
             perms={
-                "full": full_scramble(s.upos, keyed_random(*key, "full")),
-                "part": part_scramble(s.upos, keyed_random(*key, "part"), self.part_fraction),
+                "full": full_scramble(s.upos, draws.random("full")),
+                "part": part_scramble(s.upos, draws.random("part"), self.part_fraction),
                 "head": head,
             },
         )

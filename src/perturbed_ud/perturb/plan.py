@@ -16,6 +16,8 @@ class SentencePlan:
 def has_visible_text(word: str) -> bool:
     """False for words a WordPiece tokenizer turns into zero pieces: only whitespace, control
     or format characters, U+0000 or U+FFFD (what BERT's text clean-up deletes)."""
+    if word.isprintable() and word.strip(" \ufffd"):
+        return True  # the common case: no control, format or separator characters
     for char in word:
         if char in "\t\n\r" or char.isspace() or char in "\x00\ufffd":
             continue

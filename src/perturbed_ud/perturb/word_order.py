@@ -12,12 +12,17 @@ def identity(n: int) -> list[int]:
     return list(range(n))
 
 
+def inverse(perm: Sequence[int]) -> list[int]:
+    """``order[k]`` = the original word now at position ``k``."""
+    order = [0] * len(perm)
+    for i, position in enumerate(perm):
+        order[position] = i
+    return order
+
+
 def apply_permutation(perm: Sequence[int], seq: Sequence) -> list:
     """The sequence in its new order: ``out[perm[i]] = seq[i]``."""
-    out = [None] * len(seq)
-    for i, position in enumerate(perm):
-        out[position] = seq[i]
-    return out
+    return [seq[i] for i in inverse(perm)]
 
 
 def full_scramble(upos: Sequence[str], rng: random.Random) -> list[int]:

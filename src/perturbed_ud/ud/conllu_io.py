@@ -1,8 +1,8 @@
 """Reading and writing CoNLL-U with the `conllu` library, strictly.
 
 A word is a UD syntactic word (integer ID). Multiword tokens (``3-4``) and empty nodes
-(``5.1``) are parsed and kept on the sentence (``tokens``), so writing a sentence back gives
-its token lines unchanged; the word-level columns (``forms``, ``heads`` …) hold only the
+(``5.1``) are validated and kept (`Sentence.tokens`, a `conllu` token list built on demand),
+so writing a sentence back gives its token lines unchanged; the word-level columns (``forms``, ``heads`` …) hold only the
 syntactic words, which is what every perturbation works on.
 
 Malformed input is an error that names the file and line (`CoNLLUError`), never a silent skip.
@@ -50,7 +50,7 @@ class MultiwordToken:
 
 @dataclass
 class Sentence:
-    """One sentence: the syntactic words as parallel columns plus the full token list."""
+    """One sentence: the syntactic words as parallel columns plus its original lines."""
 
     sent_id: str
     text: str
@@ -64,10 +64,19 @@ class Sentence:
     n_empty_nodes: int
     source: str
     line: int  # line of the sentence's first line in `source`
-    tokens: TokenList = field(repr=False)
+    lines: list[str] = field(repr=False)
 
     def __len__(self) -> int:
         return len(self.forms)
+
+    @property
+    def tokens(self) -> TokenList:
+        """The full `conllu` token list (words, ranges, empty nodes, comments)."""
+        try:
+            (tokens,) = conllu.parse("\n".join(self.lines) + "\n\n", field_parsers=_FIELD_PARSERS)
+        except conllu.exceptions.ParseException as err:
+            raise CoNLLUError(self.source, self.line, str(err)) from None
+        return tokens
 
 
 def _decode(path: Path) -> str:
@@ -94,75 +103,87 @@ def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
         yield start, block
 
 
-def _check_block(path: Path, start: int, lines: list[str]) -> None:
-    """Column count, ID syntax, duplicate IDs, head range and cycles, with exact lines."""
-    heads: dict[int, tuple[int, int]] = {}  # word id -> (head, line)
+def _parse_block(path: Path, start: int, lines: list[str], ordinal: int) -> Sentence:
+    """Validate one sentence block and read its word columns, with exact line numbers.
+
+    Checks column count, ID syntax, duplicate IDs, head syntax, range and cycles.
+    """
+    meta: dict[str, str] = {}
+    words: list[list[str]] = []
+    word_lines: list[int] = []
+    ranges: list[tuple[int, int, str]] = []
+    n_empty = 0
     seen: set[str] = set()
     for offset, line in enumerate(lines):
         number = start + offset
         if line.startswith("#"):
+            key, sep, value = line[1:].partition("=")
+            if sep:
+                meta.setdefault(key.strip(), value.strip())
             continue
         cols = line.split("\t")
         if len(cols) != 10:
             raise CoNLLUError(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
-        wid, head = cols[0], cols[6]
+        wid = cols[0]
         if wid in seen:
             raise CoNLLUError(path, number, f"duplicate ID {wid!r}")
         seen.add(wid)
         if _WORD_ID.match(wid):
-            if not _HEAD.match(head):
-                raise CoNLLUError(path, number, f"HEAD {head!r} is not a non-negative integer")
-            heads[int(wid)] = (int(head), number)
-        elif not (_MWT_ID.match(wid) or _EMPTY_ID.match(wid)):
+            if not _HEAD.match(cols[6]):
+                raise CoNLLUError(path, number, f"HEAD {cols[6]!r} is not a non-negative integer")
+            words.append(cols)
+            word_lines.append(number)
+        elif match := _MWT_ID.match(wid):
+            ranges.append((int(match.group(1)), int(match.group(2)), cols[1]))
+        elif _EMPTY_ID.match(wid):
+            n_empty += 1
+        else:
             raise CoNLLUError(path, number, f"ID {wid!r} is not a word, range or empty node")
-    if not heads:
+    if not words:
         raise CoNLLUError(path, start, "sentence has no syntactic words")
-    n = len(heads)
-    if sorted(heads) != list(range(1, n + 1)):
-        raise CoNLLUError(path, start, f"word IDs are not 1..{n}")
-    for wid, (head, number) in heads.items():
+    n = len(words)
+    if [int(w[0]) for w in words] != list(range(1, n + 1)):
+        raise CoNLLUError(path, start, f"word IDs are not 1..{n} in order")
+    heads = [int(w[6]) for w in words]
+    for i, head in enumerate(heads):
         if head > n:
-            raise CoNLLUError(path, number, f"HEAD {head} is out of range (sentence has {n} words)")
-        if head == wid:
-            raise CoNLLUError(path, number, f"word {wid} is its own head")
-    state: dict[int, int] = {}  # 1 = on the current path, 2 = reaches the root
-    for wid in heads:
-        path_ids = []
-        node = wid
-        while node != 0 and state.get(node) != 2:
-            if state.get(node) == 1:
-                raise CoNLLUError(path, heads[node][1], f"cycle in HEAD through word {node}")
-            state[node] = 1
-            path_ids.append(node)
-            node = heads[node][0]
-        for visited in path_ids:
-            state[visited] = 2
-
-
-def _sentence(path: Path, start: int, tokens: TokenList, ordinal: int) -> Sentence:
-    words = [t for t in tokens if isinstance(t["id"], int)]
-    index = {t["id"]: i for i, t in enumerate(words)}
-    mwts = [
-        MultiwordToken(index[t["id"][0]], index[t["id"][2]], t["form"])
-        for t in tokens
-        if isinstance(t["id"], tuple) and t["id"][1] == "-"
-    ]
-    meta = tokens.metadata
+            raise CoNLLUError(path, word_lines[i], f"HEAD {head} is out of range ({n} words)")
+        if head == i + 1:
+            raise CoNLLUError(path, word_lines[i], f"word {head} is its own head")
+    _check_acyclic(path, heads, word_lines)
+    for first, last, _ in ranges:
+        if not 1 <= first < last <= n:
+            raise CoNLLUError(path, start, f"multiword token {first}-{last} is out of range")
     return Sentence(
         sent_id=meta.get("sent_id") or f"{path.stem}#{ordinal}",
-        text=meta.get("text") or "",
-        forms=[t["form"] for t in words],
-        lemmas=[t["lemma"] for t in words],
-        upos=[t["upos"] for t in words],
-        feats=[t["feats"] for t in words],
-        heads=[t["head"] for t in words],
-        deprels=[t["deprel"] for t in words],
-        multiword_tokens=mwts,
-        n_empty_nodes=len(tokens) - len(words) - len(mwts),
+        text=meta.get("text", ""),
+        forms=[w[1] for w in words],
+        lemmas=[w[2] for w in words],
+        upos=[w[3] for w in words],
+        feats=[w[5] for w in words],
+        heads=heads,
+        deprels=[w[7] for w in words],
+        multiword_tokens=[MultiwordToken(a - 1, b - 1, form) for a, b, form in ranges],
+        n_empty_nodes=n_empty,
         source=str(path),
         line=start,
-        tokens=tokens,
+        lines=lines,
     )
+
+
+def _check_acyclic(path: Path, heads: list[int], word_lines: list[int]) -> None:
+    state = [0] * (len(heads) + 1)  # 1 = on the current chain, 2 = known to reach the root
+    for word in range(1, len(heads) + 1):
+        chain = []
+        node = word
+        while node != 0 and state[node] != 2:
+            if state[node] == 1:
+                raise CoNLLUError(path, word_lines[node - 1], f"cycle in HEAD through word {node}")
+            state[node] = 1
+            chain.append(node)
+            node = heads[node - 1]
+        for visited in chain:
+            state[visited] = 2
 
 
 def read_conllu(path: str | Path) -> Iterator[Sentence]:
@@ -176,13 +197,8 @@ def read_conllu(path: str | Path) -> Iterator[Sentence]:
     seen_ids: dict[str, int] = {}
     ordinal = 0
     for start, lines in _blocks(text):
-        _check_block(path, start, lines)
-        try:
-            (tokens,) = conllu.parse("\n".join(lines) + "\n\n", field_parsers=_FIELD_PARSERS)
-        except conllu.exceptions.ParseException as err:
-            raise CoNLLUError(path, start, str(err)) from None
         ordinal += 1
-        sentence = _sentence(path, start, tokens, ordinal)
+        sentence = _parse_block(path, start, lines, ordinal)
         if sentence.sent_id in seen_ids:
             raise CoNLLUError(
                 path,

@@ -44,7 +44,6 @@ def select(treebank: Treebank, selection: Selection) -> Iterator[Sentence]:
     if selection.limit is not None:
         yield from itertools.islice(sentences, selection.limit)
     elif selection.sample is not None:
-
         ranked = (
             (stable_key(selection.sample_seed, treebank.code, s.sent_id, "sample"), s.sent_id)
             for s in sentences
