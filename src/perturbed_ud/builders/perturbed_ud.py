@@ -63,8 +63,8 @@ VERB, ADJ or ADV outside a closed-class stoplist) that moves with the permutatio
 | `orig` | the sentence as annotated |
 | `full` | every word permuted; punctuation keeps its slot |
 | `part` | a fraction (default 0.5) of the content words permuted among their own slots |
-| `head` | each head, left to right, swaps position with one of its dependents (punctuation never moves) |
-| `*_lemma` | the same order with every word replaced by its UD lemma (+L); the gold `target` is the lemma |
+| `head` | each head, left to right, swaps position with one of its dependents |
+| `*_lemma` | the same order, every word replaced by its UD lemma (+L); gold = lemma |
 
 Columns: `words` (the perturbed sequence, target in place), `target_index`, `target` (gold),
 `target_form`, `target_lemma`, `target_upos`, `permutation` (original index → new index), and the

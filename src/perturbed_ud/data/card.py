@@ -17,7 +17,8 @@ from .writer import split_path
 UD_CITATION = """\
 @article{de-marneffe-etal-2021-universal,
   title = {Universal {D}ependencies},
-  author = {de Marneffe, Marie-Catherine and Manning, Christopher D. and Nivre, Joakim and Zeman, Daniel},
+  author = {de Marneffe, Marie-Catherine and Manning, Christopher D. and
+            Nivre, Joakim and Zeman, Daniel},
   journal = {Computational Linguistics},
   volume = {47},
   number = {2},

@@ -2,8 +2,8 @@
 
 A word is a UD syntactic word (integer ID). Multiword tokens (``3-4``) and empty nodes
 (``5.1``) are validated and kept (`Sentence.tokens`, a `conllu` token list built on demand),
-so writing a sentence back gives its token lines unchanged; the word-level columns (``forms``, ``heads`` …) hold only the
-syntactic words, which is what every perturbation works on.
+so writing a sentence back gives its token lines unchanged; the word-level columns
+(``forms``, ``heads`` …) hold only the syntactic words, which every perturbation works on.
 
 Malformed input is an error that names the file and line (`CoNLLUError`), never a silent skip.
 """
@@ -199,12 +199,10 @@ def read_conllu(path: str | Path) -> Iterator[Sentence]:
     for start, lines in _blocks(text):
         ordinal += 1
         sentence = _parse_block(path, start, lines, ordinal)
-        if sentence.sent_id in seen_ids:
-            raise CoNLLUError(
-                path,
-                start,
-                f"duplicate sent_id {sentence.sent_id!r} (first at line {seen_ids[sentence.sent_id]})",
-            )
+        first = seen_ids.get(sentence.sent_id)
+        if first is not None:
+            message = f"duplicate sent_id {sentence.sent_id!r} (first at line {first})"
+            raise CoNLLUError(path, start, message)
         seen_ids[sentence.sent_id] = start
         yield sentence
     if ordinal == 0:
