@@ -1,0 +1,24 @@
+"""Shared test fixtures: the real UD treebanks and reference outputs beside the repository."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("PERTURBED_UD_SHARED", REPO.parent / "shared"))
+UD_ROOT = SHARED / "ud"
+REFERENCE = SHARED / "reference"
+
+needs_shared = pytest.mark.skipif(not UD_ROOT.is_dir(), reason="../shared/ud is not available")
+
+
+@pytest.fixture(autouse=True)
+def _offline_hub(monkeypatch, tmp_path):
+    """No test may reach the Hub, and none may touch the user's caches."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-datasets-cache"))
+    monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "perturbed-ud-cache"))
+    monkeypatch.delenv("PERTURBED_UD_ROOT", raising=False)
