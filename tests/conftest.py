@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
+# Read by huggingface_hub and datasets at import time, so set before anything imports them.
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PERTURBED_UD_SHARED", REPO.parent / "shared"))
@@ -17,8 +20,6 @@ needs_shared = pytest.mark.skipif(not UD_ROOT.is_dir(), reason="../shared/ud is 
 
 @pytest.fixture(autouse=True)
 def _offline_hub(monkeypatch, tmp_path):
-    """No test may reach the Hub, and none may touch the user's caches."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf-datasets-cache"))
+    """No test may touch the user's treebank cache or UD root."""
     monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "perturbed-ud-cache"))
     monkeypatch.delenv("PERTURBED_UD_ROOT", raising=False)

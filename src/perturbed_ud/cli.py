@@ -85,5 +85,36 @@ def build(dataset, langs, seeds, families, protocol, part_fraction, files, ud_ro
     click.echo(f"wrote {folder}")
 
 
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.option("--repo-id", required=True, help="Hub dataset repo, e.g. me/perturbed-ud.")
+@click.option("--version", "version", required=True, help="x.y.z; must match build.json.")
+@click.option("--dry-run", is_flag=True, help="List what would be uploaded; touch no Hub.")
+@click.option("--private", is_flag=True, help="Create the repo as private.")
+@click.option("--allow-licence-risk", is_flag=True, help="Publish despite licence problems.")
+@click.option("--token", help="Hugging Face token (default: HF_TOKEN or `hf auth login`).")
+def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) -> None:
+    """Upload a built dataset FOLDER to the Hub and tag the commit v<version>.
+
+    The version must be the one the folder was built as, so a tag always names one build.
+    """
+    from .data.push import PushError, push_folder
+
+    try:
+        push_folder(
+            folder,
+            repo_id,
+            version,
+            dry_run=dry_run,
+            private=private,
+            allow_licence_risk=allow_licence_risk,
+            token=token,
+            echo=click.echo,
+        )
+    except PushError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     main()

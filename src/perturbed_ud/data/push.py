@@ -1,0 +1,166 @@
+"""Publishing a built dataset folder to the Hugging Face Hub as one tagged release.
+
+The folder goes up whole with ``upload_folder`` (remote Parquet files that the build no longer
+has are deleted, so stale configs cannot linger) and the commit is pinned by a ``v<version>``
+tag, the revision users pass to ``load_dataset``. Everything that can be checked locally is
+checked before the first Hub call, and an existing tag stops the push before ``main`` changes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from datasets.utils.version import Version
+from huggingface_hub import HfApi, get_token
+from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
+
+from .licences import publishing_problem
+
+LICENCE_FLAG = "--allow-licence-risk"
+
+
+class PushError(RuntimeError):
+    """A dataset folder cannot be published; the message says why and what to do."""
+
+
+def _manifest(folder: Path) -> dict:
+    if not folder.is_dir():
+        raise PushError(f"{folder} is not a folder; build it first with `perturbed-ud build`")
+    missing = [name for name in ("README.md", "build.json") if not (folder / name).is_file()]
+    if missing:
+        raise PushError(
+            f"{folder} has no {' or '.join(missing)}: it is not a folder written by "
+            "`perturbed-ud build`"
+        )
+    path = folder / "build.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise PushError(f"{path} is not valid JSON: {err}") from None
+    keys = ("dataset", "version", "treebanks", "configs")
+    absent = [k for k in keys if k not in manifest] if isinstance(manifest, dict) else keys
+    if absent:
+        raise PushError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
+    return manifest
+
+
+def _parse_version(text: str, what: str) -> Version:
+    try:
+        return Version(str(text))
+    except ValueError:
+        raise PushError(f"{what} {text!r} is not a version of the form x.y.z, e.g. 1.0.0") from None
+
+
+def licence_problems(manifest: dict) -> list[str]:
+    """One line per treebank whose licence makes publishing risky."""
+    problems = []
+    for treebank in manifest["treebanks"]:
+        problem = publishing_problem(treebank.get("license", "unknown"))
+        if problem:
+            problems.append(f"{treebank.get('name', '?')}: {problem}")
+    return problems
+
+
+def upload_files(folder: Path) -> list[str]:
+    """The paths ``upload_folder`` would send, relative to the folder, in its order."""
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.glob("**/*") if p.is_file())
+    return list(filter_repo_objects(files, ignore_patterns=DEFAULT_IGNORE_PATTERNS))
+
+
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+def push_folder(
+    folder,
+    repo_id: str,
+    version: str,
+    *,
+    dry_run: bool = False,
+    private: bool = False,
+    allow_licence_risk: bool = False,
+    token: str | None = None,
+    echo=print,
+) -> str:
+    """Upload a built dataset folder to a Hub dataset repo and tag it; return the tag.
+
+    With ``dry_run``, only report what would be uploaded: no Hub call, no token needed.
+    """
+    folder = Path(folder)
+    manifest = _manifest(folder)
+    wanted = _parse_version(version, "--version")
+    built = _parse_version(manifest["version"], f"{folder / 'build.json'} version")
+    if wanted != built:
+        raise PushError(
+            f"the folder was built as version {manifest['version']}, not {version}: "
+            "bump the builder's VERSION and rebuild, or push the version it was built as"
+        )
+    try:
+        validate_repo_id(repo_id)
+    except ValueError as err:
+        raise PushError(f"bad --repo-id: {err}") from None
+
+    problems = licence_problems(manifest)
+    if problems and not allow_licence_risk:
+        listing = "\n".join(f"  {p}" for p in problems)
+        raise PushError(
+            f"refusing to publish: some treebank licences forbid or do not clearly allow "
+            f"a public derived dataset:\n{listing}\n"
+            f"Check the licences; pass {LICENCE_FLAG} to publish anyway."
+        )
+    if problems:
+        verdict = f"licences: {len(problems)} problem(s), overridden by {LICENCE_FLAG}:\n" + (
+            "\n".join(f"  {p}" for p in problems)
+        )
+    else:
+        verdict = "licences: every treebank licence allows publishing"
+
+    tag = f"v{manifest['version']}"
+    dataset = manifest["dataset"]
+    visibility = "private" if private else "public"
+
+    if dry_run:
+        files = upload_files(folder)
+        total = sum((folder / f).stat().st_size for f in files)
+        echo("dry run: nothing is sent to the Hub")
+        echo(f"repo: {repo_id} (dataset, {visibility})")
+        echo(f"tag: {tag}")
+        echo(f"files: {len(files)}, {_size(total)}")
+        for f in files:
+            echo(f"  {f}  {_size((folder / f).stat().st_size)}")
+        echo(verdict)
+        return tag
+
+    token = token or get_token()
+    if token is None:
+        raise PushError("no Hugging Face token: run `hf auth login` or set HF_TOKEN")
+    if problems:
+        echo(verdict)
+
+    api = HfApi(token=token)
+    step = "creating the repo"
+    try:
+        api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        step = "listing the repo's tags"
+        refs = api.list_repo_refs(repo_id, repo_type="dataset")
+        if any(ref.name == tag for ref in refs.tags):
+            raise PushError(
+                f"{repo_id} already has tag {tag}: bump the builder's VERSION and rebuild"
+            )
+        step = "uploading the folder"
+        api.upload_folder(
+            repo_id=repo_id,
+            repo_type="dataset",
+            folder_path=str(folder),
+            commit_message=f"{dataset} {tag}",
+            delete_patterns=["*/*.parquet"],
+        )
+        step = f"creating tag {tag}"
+        api.create_tag(repo_id, tag=tag, repo_type="dataset")
+    except PushError:
+        raise
+    except Exception as err:  # HTTP, offline-mode and connection errors of any client library
+        raise PushError(f"{step} on {repo_id} failed: {err}") from err
+    echo(f"pushed {folder} to https://huggingface.co/datasets/{repo_id} at tag {tag}")
+    return tag

@@ -1,0 +1,267 @@
+"""Publishing a built folder: local checks, dry run, and the Hub calls, faked only at HfApi."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT, needs_shared
+from huggingface_hub.errors import OfflineModeIsEnabled
+
+import perturbed_ud.data.push as push_module
+from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.cli import main
+from perturbed_ud.data.push import PushError, push_folder
+from perturbed_ud.ud.selection import Selection
+from perturbed_ud.ud.sources import resolve
+
+pytestmark = needs_shared
+
+REPO_ID = "someone/perturbed-ud"
+
+
+def _build(tmp_path_factory, langs: list[str]):
+    out = tmp_path_factory.mktemp("-".join(langs))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setenv("PERTURBED_UD_CACHE", str(out / "cache"))
+        sources = resolve(langs, split="test", ud_root=str(UD_ROOT))
+        return build_perturbed_ud(sources, out / "build", seeds=[1], selection=Selection(limit=20))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """English only: every licence publishable."""
+    return _build(tmp_path_factory, ["en"])
+
+
+@pytest.fixture(scope="module")
+def folder_nc(tmp_path_factory):
+    """English plus Turkish IMST, which is CC BY-NC-SA."""
+    return _build(tmp_path_factory, ["en", "tr"])
+
+
+def _files(folder) -> dict[str, int]:
+    return {
+        p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*") if p.is_file()
+    }
+
+
+@pytest.fixture
+def no_hub(monkeypatch):
+    """An HfApi that fails the test if anything tries to reach the Hub."""
+
+    class NoHub:
+        def __init__(self, *args, **kwargs):
+            pytest.fail("HfApi was instantiated")
+
+    monkeypatch.setattr(push_module, "HfApi", NoHub)
+    return NoHub
+
+
+@pytest.fixture
+def fake_hub(monkeypatch):
+    """A recording HfApi; set ``tags`` to the tags the remote repo already has."""
+
+    class FakeHub:
+        calls: list[tuple[str, tuple, dict]] = []
+        tags: list[str] = []
+
+        def __init__(self, *args, **kwargs):
+            FakeHub.calls.append(("__init__", args, kwargs))
+
+        def create_repo(self, *args, **kwargs):
+            FakeHub.calls.append(("create_repo", args, kwargs))
+
+        def list_repo_refs(self, *args, **kwargs):
+            FakeHub.calls.append(("list_repo_refs", args, kwargs))
+            return SimpleNamespace(tags=[SimpleNamespace(name=t) for t in FakeHub.tags])
+
+        def upload_folder(self, *args, **kwargs):
+            FakeHub.calls.append(("upload_folder", args, kwargs))
+
+        def create_tag(self, *args, **kwargs):
+            FakeHub.calls.append(("create_tag", args, kwargs))
+
+        @classmethod
+        def names(cls) -> list[str]:
+            return [name for name, _, _ in cls.calls]
+
+        @classmethod
+        def call(cls, name: str) -> tuple[tuple, dict]:
+            found = [(a, k) for n, a, k in cls.calls if n == name]
+            assert len(found) == 1, f"{name} called {len(found)} times"
+            return found[0]
+
+    monkeypatch.setattr(push_module, "HfApi", FakeHub)
+    return FakeHub
+
+
+@pytest.fixture
+def no_token(monkeypatch):
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr(push_module, "get_token", lambda: None)
+
+
+def test_dry_run_lists_every_file_and_makes_no_hub_call(folder, no_hub, no_token):
+    lines: list[str] = []
+    tag = push_folder(folder, REPO_ID, "1.0.0", dry_run=True, echo=lines.append)
+    out = "\n".join(lines)
+    files = _files(folder)
+    assert "README.md" in files and "build.json" in files
+    parquet = [f for f in files if f.endswith(".parquet")]
+    assert len(parquet) >= 3
+    for name, size in files.items():
+        assert f"  {name}  {size} bytes" in lines
+    assert f"files: {len(files)}" in out
+    assert REPO_ID in out
+    assert "v1.0.0" in out
+    assert "licences: every treebank licence allows publishing" in out
+    assert tag == "v1.0.0"
+
+
+def test_missing_token_is_an_error(folder, no_hub, no_token):
+    with pytest.raises(PushError, match=r"no Hugging Face token.*hf auth login.*HF_TOKEN"):
+        push_folder(folder, REPO_ID, "1.0.0", echo=lambda _: None)
+
+
+def test_push_creates_repo_uploads_then_tags(folder, fake_hub):
+    tag = push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
+    assert tag == "v1.0.0"
+    names = fake_hub.names()
+    assert names == ["__init__", "create_repo", "list_repo_refs", "upload_folder", "create_tag"]
+    assert fake_hub.call("__init__")[1] == {"token": "hf_test"}
+
+    args, kwargs = fake_hub.call("create_repo")
+    assert args == (REPO_ID,)
+    assert kwargs == {"repo_type": "dataset", "exist_ok": True, "private": False}
+
+    _, kwargs = fake_hub.call("upload_folder")
+    assert kwargs["repo_id"] == REPO_ID
+    assert kwargs["repo_type"] == "dataset"
+    assert kwargs["folder_path"] == str(folder)
+    assert kwargs["commit_message"] == "perturbed-ud v1.0.0"
+    assert kwargs["delete_patterns"] == ["*/*.parquet"]
+
+    args, kwargs = fake_hub.call("create_tag")
+    assert args == (REPO_ID,)
+    assert kwargs == {"tag": "v1.0.0", "repo_type": "dataset"}
+
+
+def test_push_uses_the_saved_token_and_private_flag(folder, fake_hub, monkeypatch):
+    monkeypatch.setattr(push_module, "get_token", lambda: "hf_saved")
+    push_folder(folder, REPO_ID, "1.0.0", private=True, echo=lambda _: None)
+    assert fake_hub.call("__init__")[1] == {"token": "hf_saved"}
+    assert fake_hub.call("create_repo")[1]["private"] is True
+
+
+def test_existing_tag_stops_before_upload(folder, fake_hub):
+    fake_hub.tags = ["v0.9.0", "v1.0.0"]
+    with pytest.raises(PushError, match=r"already has tag v1\.0\.0.*bump"):
+        push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
+    assert "upload_folder" not in fake_hub.names()
+    assert "create_tag" not in fake_hub.names()
+
+
+def test_hub_failure_is_a_push_error_naming_the_step(folder, fake_hub):
+    def refuse(self, *args, **kwargs):
+        raise OfflineModeIsEnabled("Cannot reach the Hub: offline mode is enabled.")
+
+    fake_hub.create_tag = refuse
+    with pytest.raises(PushError, match=r"creating tag v1\.0\.0 on someone/perturbed-ud failed"):
+        push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
+    assert "upload_folder" in fake_hub.names()
+
+
+def test_non_commercial_licence_is_refused(folder_nc, no_hub, no_token):
+    for dry_run in (True, False):
+        with pytest.raises(PushError) as info:
+            push_folder(folder_nc, REPO_ID, "1.0.0", dry_run=dry_run, echo=lambda _: None)
+        message = str(info.value)
+        assert "UD_Turkish-IMST" in message
+        assert "forbids commercial use" in message
+        assert "--allow-licence-risk" in message
+        assert "UD_English-EWT" not in message
+
+
+def test_non_commercial_licence_is_accepted_with_the_flag(folder_nc, fake_hub):
+    lines: list[str] = []
+    tag = push_folder(
+        folder_nc, REPO_ID, "1.0.0", allow_licence_risk=True, token="hf_test", echo=lines.append
+    )
+    assert tag == "v1.0.0"
+    assert fake_hub.names()[-2:] == ["upload_folder", "create_tag"]
+    out = "\n".join(lines)
+    assert "overridden by --allow-licence-risk" in out
+    assert "UD_Turkish-IMST" in out
+
+
+def test_dry_run_reports_an_overridden_licence(folder_nc, no_hub, no_token):
+    lines: list[str] = []
+    push_folder(
+        folder_nc, REPO_ID, "1.0.0", dry_run=True, allow_licence_risk=True, echo=lines.append
+    )
+    out = "\n".join(lines)
+    assert "1 problem(s), overridden by --allow-licence-risk" in out
+    assert "UD_Turkish-IMST: licence 'CC BY-NC-SA 4.0' forbids commercial use" in out
+
+
+def test_version_must_match_the_build(folder, no_hub):
+    with pytest.raises(PushError, match=r"built as version 1\.0\.0.*bump the builder's VERSION"):
+        push_folder(folder, REPO_ID, "1.1.0", dry_run=True, echo=lambda _: None)
+
+
+@pytest.mark.parametrize("version", ["v1.0", "1.0", "1.0.0-rc1", ""])
+def test_version_must_be_x_y_z(folder, no_hub, version):
+    with pytest.raises(PushError, match=r"not a version of the form x\.y\.z"):
+        push_folder(folder, REPO_ID, version, dry_run=True, echo=lambda _: None)
+
+
+def test_bad_repo_id(folder, no_hub):
+    with pytest.raises(PushError, match="bad --repo-id"):
+        push_folder(folder, "someone/bad name", "1.0.0", dry_run=True, echo=lambda _: None)
+
+
+def test_folder_must_be_a_build(tmp_path, folder, no_hub):
+    with pytest.raises(PushError, match="is not a folder"):
+        push_folder(tmp_path / "missing", REPO_ID, "1.0.0", dry_run=True)
+    partial = tmp_path / "partial"
+    shutil.copytree(folder, partial)
+    (partial / "build.json").unlink()
+    with pytest.raises(PushError, match="has no build.json"):
+        push_folder(partial, REPO_ID, "1.0.0", dry_run=True)
+    (partial / "build.json").write_text(json.dumps({"dataset": "perturbed-ud"}))
+    with pytest.raises(PushError, match="lacks version, treebanks, configs"):
+        push_folder(partial, REPO_ID, "1.0.0", dry_run=True)
+
+
+def test_cli_refuses_non_commercial_licence(folder_nc, no_hub, no_token):
+    result = CliRunner().invoke(
+        main, ["push", str(folder_nc), "--repo-id", REPO_ID, "--version", "1.0.0"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: refusing to publish")
+    assert "UD_Turkish-IMST" in result.stderr
+    assert "--allow-licence-risk" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_cli_dry_run(folder, no_hub, no_token):
+    result = CliRunner().invoke(
+        main, ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0", "--dry-run"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "tag: v1.0.0" in result.stdout
+    assert "  build.json  " in result.stdout
+
+
+def test_cli_push_with_token(folder, fake_hub):
+    args = ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0", "--token", "hf_cli"]
+    result = CliRunner().invoke(main, [*args, "--private"])
+    assert result.exit_code == 0, result.output
+    assert fake_hub.call("__init__")[1] == {"token": "hf_cli"}
+    assert fake_hub.call("create_repo")[1]["private"] is True
+    assert "at tag v1.0.0" in result.stdout
