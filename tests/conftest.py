@@ -23,3 +23,17 @@ def _offline_hub(monkeypatch, tmp_path):
     """No test may touch the user's treebank cache or UD root."""
     monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "perturbed-ud-cache"))
     monkeypatch.delenv("PERTURBED_UD_ROOT", raising=False)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory):
+    from tiny_models import wordpiece_bert
+
+    return wordpiece_bert(UD_ROOT, tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_xlmr(tmp_path_factory):
+    from tiny_models import unigram_xlmr
+
+    return unigram_xlmr(UD_ROOT, tmp_path_factory.mktemp("tiny-xlmr"))

@@ -44,11 +44,13 @@ def main() -> None:
 @click.option("--sample", type=int, help="A seeded sample of N sentences per treebank.")
 @click.option("--sample-seed", type=int, default=0, show_default=True)
 @click.option("--offline", is_flag=True, help="Never download; use only the cache.")
+@click.option("--ud-release", help="UD release of local files, e.g. r2.16 (recorded).")
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
 @click.option("--out", required=True, type=click.Path(), help="Output folder.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
 def build(dataset, langs, seeds, families, protocol, part_fraction, files, ud_root, treebanks,
-          split, limit, sample, sample_seed, offline, workers, out, overwrite) -> None:  # fmt: skip
+          split, limit, sample, sample_seed, offline, ud_release, workers, out,
+          overwrite) -> None:  # fmt: skip
     """Build DATASET into OUT/DATASET (Parquet per config and split, card, build.json).
 
     Treebanks come from --files, --ud-root (or $PERTURBED_UD_ROOT), or are downloaded from
@@ -66,6 +68,7 @@ def build(dataset, langs, seeds, families, protocol, part_fraction, files, ud_ro
             ud_root=ud_root,
             overrides=parse_treebank_overrides(list(treebanks)),
             offline=offline,
+            ud_release=ud_release,
         )
         folder = build_perturbed_ud(
             sources,
@@ -114,6 +117,93 @@ def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) 
     except PushError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
+
+
+@main.group()
+def evaluate() -> None:
+    """Run language models over a dataset and report the research statistics."""
+
+
+@evaluate.command("masked-word")
+@click.option("--dataset", required=True, help="A dataset folder or Hub id.")
+@click.option("--config", "configs", multiple=True, help="Configs to run (default: all).")
+@click.option("--model", required=True, help="Model name or local path (from_pretrained).")
+@click.option("--revision", help="Model revision (branch, tag or commit).")
+@click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0.")
+@click.option("--device", default="cpu", show_default=True, help="cpu, cuda or cuda:N.")
+@click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="Autocast precision on GPU.")
+@click.option("--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@click.option("--beam", type=int, default=8, show_default=True)
+@click.option("--top-k", type=int, default=5, show_default=True)
+@click.option("--max-span-pieces", type=int, default=6, show_default=True)
+@click.option("--max-tokens", type=int, default=16384, show_default=True, help="Per batch.")
+@click.option("--num-proc", type=int, help="Worker processes, one per GPU.")
+@click.option("--out", required=True, type=click.Path(), help="Run folder (resumable).")
+def masked_word(dataset, configs, model, revision, dataset_revision, device, dtype, scoring,
+                beam, top_k, max_span_pieces, max_tokens, num_proc, out) -> None:  # fmt: skip
+    """Mask each item's target word and rebuild it by beam search over its pieces."""
+    from .evaluate.masked_word import MaskedWordSettings
+    from .evaluate.runner import RunError, evaluate_masked_word
+
+    try:
+        settings = MaskedWordSettings(
+            scoring=scoring, beam=beam, top_k=top_k, max_span_pieces=max_span_pieces,
+            max_tokens=max_tokens, dtype=dtype,
+        )  # fmt: skip
+        run = evaluate_masked_word(
+            dataset, model, out, configs=list(configs) or None, device=device,
+            revision=revision, dataset_revision=dataset_revision, settings=settings,
+            num_proc=num_proc,
+        )  # fmt: skip
+    except (RunError, ValueError, OSError) as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {run}")
+
+
+@main.command()
+@click.argument("items", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", required=True, type=click.Path(), help="Output folder.")
+@click.option(
+    "--balance", type=click.Choice(["auto", "aligned", "head"]), default="auto", show_default=True,
+    help="aligned: items present in every condition; head: the released first-n rows.",
+)  # fmt: skip
+@click.option("--bootstrap", type=int, default=2000, show_default=True, help="Resamples.")
+def summarize(items, out, balance, bootstrap) -> None:
+    """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
+    .parquet) in the released schema, ours or the original code's."""
+    from .evaluate.report import summarize as write_summaries
+
+    try:
+        written = write_summaries(items, out, balance=balance, bootstrap=bootstrap)
+    except (ValueError, OSError) as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    for path in written.values() if isinstance(written, dict) else written:
+        click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.option("--dataset", required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--tokenizer", required=True, help="Tokenizer name or path (from_pretrained).")
+@click.option("--revision", help="Tokenizer revision.")
+@click.option("--max-span-pieces", type=int, default=6, show_default=True)
+@click.option("--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@click.option("--out", required=True, type=click.Path(), help="Folder of the balanced dataset.")
+@click.option("--overwrite", is_flag=True)
+def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:
+    """Write the subset of DATASET whose items a tokenizer can score in every condition."""
+    from .evaluate.balance import balance_dataset
+
+    try:
+        folder = balance_dataset(
+            dataset, tokenizer, out, max_span_pieces=max_span_pieces, scoring=scoring,
+            revision=revision, overwrite=overwrite,
+        )  # fmt: skip
+    except (ValueError, OSError) as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {folder}")
 
 
 if __name__ == "__main__":

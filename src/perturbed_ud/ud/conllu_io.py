@@ -89,9 +89,13 @@ def _decode(path: Path) -> str:
 
 
 def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Blank-line separated blocks with the line number of their first line."""
+    """Blank-line separated blocks with the line number of their first line.
+
+    Lines end at LF (or CRLF) only: other Unicode line breaks (U+2028, U+0085 …) are text.
+    """
     start, block = 1, []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
         if line.strip():
             if not block:
                 start = number
@@ -186,6 +190,15 @@ def _check_acyclic(path: Path, heads: list[int], word_lines: list[int]) -> None:
             state[visited] = 2
 
 
+def _sent_id_line(start: int, lines: list[str]) -> int:
+    """Line of the block's ``# sent_id`` comment (its first line when there is none)."""
+    for offset, line in enumerate(lines):
+        key, sep, _ = line[1:].partition("=")
+        if line.startswith("#") and sep and key.strip() == "sent_id":
+            return start + offset
+    return start
+
+
 def read_conllu(path: str | Path) -> Iterator[Sentence]:
     """Yield the sentences of one CoNLL-U file in file order.
 
@@ -199,11 +212,12 @@ def read_conllu(path: str | Path) -> Iterator[Sentence]:
     for start, lines in _blocks(text):
         ordinal += 1
         sentence = _parse_block(path, start, lines, ordinal)
+        line = _sent_id_line(start, lines)
         first = seen_ids.get(sentence.sent_id)
         if first is not None:
             message = f"duplicate sent_id {sentence.sent_id!r} (first at line {first})"
-            raise CoNLLUError(path, start, message)
-        seen_ids[sentence.sent_id] = start
+            raise CoNLLUError(path, line, message)
+        seen_ids[sentence.sent_id] = line
         yield sentence
     if ordinal == 0:
         raise CoNLLUError(path, 1, "file holds no sentences")

@@ -46,7 +46,8 @@ class Treebank:
     code: str  # file prefix, e.g. en_ewt
     files: list[Path]
     license: str = "unknown"
-    release: str = "unknown"
+    release: str = "unknown"  # the UD release tag, when known (downloads, or --ud-release)
+    changelog_release: str = "unknown"  # newest version the README's changelog names
     citation: str = ""
     sha256: dict[str, str] = field(default_factory=dict)
 
@@ -58,6 +59,7 @@ class Treebank:
             "code": self.code,
             "license": self.license,
             "release": self.release,
+            "changelog_release": self.changelog_release,
             "files": [{"name": f.name, "sha256": self.sha256[f.name]} for f in self.files],
         }
 
@@ -84,7 +86,11 @@ def _sha256(path: Path) -> str:
 
 
 def _readme_metadata(folder: Path) -> tuple[str, str, str]:
-    """Licence, latest release and citation from a UD treebank README."""
+    """Licence, newest changelog version and citation from a UD treebank README.
+
+    The changelog version is only a lower bound on the release: treebanks whose data did not
+    change are re-released without a new changelog entry.
+    """
     readme = folder / "README.md"
     if not readme.exists():
         readme = folder / "README.txt"
@@ -101,14 +107,14 @@ def _readme_metadata(folder: Path) -> tuple[str, str, str]:
 
 
 def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) -> Treebank:
-    licence, release, citation = _readme_metadata(folder)
+    licence, changelog, citation = _readme_metadata(folder)
     return Treebank(
         lang=lang,
         name=name,
         code=code,
         files=files,
         license=licence,
-        release=release,
+        changelog_release=changelog,
         citation=citation,
         sha256={f.name: _sha256(f) for f in files},
     )
@@ -192,6 +198,12 @@ def download(
     return treebank
 
 
+def _declare(treebanks: list[Treebank], release: str | None) -> list[Treebank]:
+    for treebank in treebanks:
+        treebank.release = release or "unknown"
+    return treebanks
+
+
 def resolve(
     langs: list[str],
     *,
@@ -200,12 +212,17 @@ def resolve(
     ud_root: str | None = None,
     overrides: dict[str, str] | None = None,
     offline: bool = False,
+    ud_release: str | None = None,
 ) -> list[Treebank]:
-    """The treebanks of a build, in the order of ``langs`` (or of ``files``)."""
+    """The treebanks of a build, in the order of ``langs`` (or of ``files``).
+
+    ``ud_release`` declares the release of local copies (files or a UD root); downloads
+    always carry their pinned release.
+    """
     if split not in SPLITS:
         raise SourceError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     if files:
-        return from_files(files)
+        return _declare(from_files(files), ud_release)
     ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
     overrides = overrides or {}
     treebanks = []
@@ -214,7 +231,7 @@ def resolve(
         if name is None:
             raise SourceError(f"no default treebank for {lang!r}; pass --treebank {lang}=UD_Name")
         if ud_root:
-            treebanks.append(from_ud_root(ud_root, lang, name, split))
+            treebanks.extend(_declare([from_ud_root(ud_root, lang, name, split)], ud_release))
         else:
             treebanks.append(download(lang, name, split, offline=offline))
     return treebanks

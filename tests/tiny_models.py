@@ -1,0 +1,114 @@
+"""Tiny, randomly initialised models with tokenizers trained on real UD text.
+
+Nothing is downloaded: the tokenizers are trained with `tokenizers` on UD sentences and the
+models built from small configs, then saved so that `from_pretrained(path)` loads them exactly
+as it would load a Hub checkpoint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from tokenizers.implementations import SentencePieceUnigramTokenizer
+from tokenizers.trainers import WordPieceTrainer
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    GPT2Config,
+    GPT2LMHeadModel,
+    PreTrainedTokenizerFast,
+    XLMRobertaConfig,
+    XLMRobertaForMaskedLM,
+)
+
+from perturbed_ud.ud.conllu_io import read_conllu
+
+TRAINING_FILES = [
+    "UD_English-EWT/en_ewt-ud-test.conllu",
+    "UD_German-GSD/de_gsd-ud-test.conllu",
+    "UD_Russian-GSD/ru_gsd-ud-test.conllu",
+]
+
+
+def ud_text(ud_root: Path) -> list[str]:
+    return [" ".join(s.forms) for f in TRAINING_FILES for s in read_conllu(ud_root / f)]
+
+
+def wordpiece_bert(ud_root: Path, folder: Path) -> Path:
+    """BERT with a cased WordPiece vocabulary, like mBERT in miniature."""
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=False)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok.train_from_iterator(
+        ud_text(ud_root), WordPieceTrainer(vocab_size=1500, special_tokens=specials)
+    )
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )  # fmt: skip
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]",
+    )  # fmt: skip
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=256, pad_token_id=fast.pad_token_id,
+    )  # fmt: skip
+    return _save(BertForMaskedLM(config), fast, folder)
+
+
+def unigram_xlmr(ud_root: Path, folder: Path) -> Path:
+    """XLM-R with a SentencePiece-style Unigram vocabulary (▁-prefixed pieces)."""
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    sp = SentencePieceUnigramTokenizer()
+    sp.train_from_iterator(
+        ud_text(ud_root), vocab_size=1500, special_tokens=specials, unk_token="<unk>"
+    )
+    tok = sp._tokenizer
+    bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", bos), ("</s>", eos)],
+    )  # fmt: skip
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+        pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>",
+    )  # fmt: skip
+    torch.manual_seed(0)
+    config = XLMRobertaConfig(
+        vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=260, pad_token_id=fast.pad_token_id,
+        bos_token_id=bos, eos_token_id=eos,
+    )  # fmt: skip
+    return _save(XLMRobertaForMaskedLM(config), fast, folder)
+
+
+def byte_level_gpt2(ud_root: Path, folder: Path) -> Path:
+    """GPT-2 with a byte-level BPE vocabulary, for causal scoring."""
+    from tokenizers.implementations import ByteLevelBPETokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(ud_text(ud_root), vocab_size=1000, special_tokens=["<|endoftext|>"])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>", pad_token="<|endoftext|>",
+    )  # fmt: skip
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=len(fast), n_embd=32, n_layer=2, n_head=2, n_positions=256,
+        bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
+    )  # fmt: skip
+    return _save(GPT2LMHeadModel(config), fast, folder)
+
+
+def _save(model, tokenizer, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
