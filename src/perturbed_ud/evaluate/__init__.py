@@ -1,0 +1,1 @@
+"""Evaluation of language models on perturbed-ud items: per-item results, summaries, statistics."""
