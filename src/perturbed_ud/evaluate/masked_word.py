@@ -52,6 +52,7 @@ OUTPUT_COLUMNS = {
     "top_k_predictions": [],
     "top_k_logprobs": [],
     "word_level_match": False,
+    "word_at_5": False,
 }
 
 
@@ -124,6 +125,7 @@ def score_batch(batch, rank=None, *, model: str, revision, device: str, settings
             "top_k_predictions": [w for w, _ in words],
             "top_k_logprobs": [s for _, s in words],
             "word_level_match": words_match(prediction, gold, options.scoring),
+            "word_at_5": any(words_match(w, gold, options.scoring) for w, _ in words[:5]),
         }
     for row in range(n):
         values = results.get(row, OUTPUT_COLUMNS | {"status": statuses[row]})

@@ -109,6 +109,7 @@ def _released_items(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
             "gold_num_pieces": scored["gold_num_pieces"],
             "reconstructed_prediction": scored["reconstructed_prediction"],
             "top_k_predictions": scored["top_k_predictions"],
+            "word_at_5": scored["word_at_5"],
             "sent_id": scored["sent_id"],
             "seed": scored["seed"],
             "item_id": scored["item_id"],

@@ -1,0 +1,360 @@
+"""The statistics and reporting layer: exact reproduction of the released LREC 2026 summaries
+and paper numbers, Wilson intervals, the paired bootstrap, balancing and the report folder."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import REFERENCE, needs_shared
+
+from perturbed_ud.evaluate.report import summarize
+from perturbed_ud.evaluate.schema import (
+    CONDITIONS,
+    PAPER_LABELS,
+    condition_name,
+    read_items,
+    split_name,
+)
+from perturbed_ud.evaluate.stats import (
+    Z95,
+    accuracy_ci,
+    effects_table,
+    paired_bootstrap,
+    seed_mean_ci,
+    wilson_interval,
+)
+from perturbed_ud.evaluate.summary import balance_items, summarize_items, write_table
+
+RELEASED = REFERENCE / "wordprediction"
+MBERT = "bert-base-multilingual-cased"
+ITEMS = RELEASED / MBERT / "results_items_seed123.jsonl.gz"
+RELEASED_CONDITIONS = [c for c in PAPER_LABELS if c != "HeadScrambled+Lemma"]
+
+
+@pytest.fixture(scope="module")
+def released_items():
+    return read_items(ITEMS)
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return json.loads((RELEASED / "expected_from_summaries.json").read_text())
+
+
+def make_items(n_sentences=30, *, seeds=(1,), missing=(), model="m", lang="en_ewt", rng=0):
+    """Synthetic items with sentence ids; ``missing`` lists (sentence, condition) rows left out."""
+    draw = np.random.default_rng(rng)
+    rows = []
+    for seed in seeds:
+        for s in range(n_sentences):
+            for condition in RELEASED_CONDITIONS:
+                if (s, condition) in missing:
+                    continue
+                match = bool(draw.random() < 0.5)
+                rows.append(
+                    {
+                        "model_name": model,
+                        "lang": lang,
+                        "condition": condition,
+                        "words": ["the", "cat"],
+                        "target_index": 1,
+                        "target_token": "cat",
+                        "word_level_match": match,
+                        "gold_word": "cat",
+                        "gold_num_pieces": 1,
+                        "reconstructed_prediction": "cat" if match else "the",
+                        "top_k_predictions": ["cat"] if match else ["the", "Cat "],
+                        "sent_id": f"s{s}",
+                        "seed": seed,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+# --- the released summaries and paper numbers ---------------------------------------------
+
+
+@needs_shared
+@pytest.mark.parametrize("kind", ["balanced", "unbalanced"])
+def test_released_summary_reproduced_byte_for_byte(released_items, kind, tmp_path):
+    balanced, unbalanced = summarize_items(released_items, run_seed=123)
+    table = balanced if kind == "balanced" else unbalanced
+    written = write_table(table, tmp_path / f"summary_{kind}.csv", markdown=True)
+    reference = RELEASED / MBERT / f"summary_{kind}_seed123.csv"
+    assert written[0].read_bytes() == reference.read_bytes()
+    assert written[1].read_text().startswith("| model_name | lang | condition |")
+
+
+@needs_shared
+def test_effects_from_paper_accuracies_equal_paper_effects(expected):
+    """S and I from the paper's balanced top-1 table equal its published S and I."""
+    rows = [
+        {"model_name": model, "lang": lang, "condition": condition, "word_at_1": value}
+        for model, langs in expected["top1"].items()
+        for lang, conditions in langs.items()
+        for condition, value in conditions.items()
+    ]
+    table = effects_table(pd.DataFrame(rows))
+    assert len(table) == 12
+    for row in table.itertuples():
+        for name, value in expected["sensI"][row.model_name][row.lang].items():
+            assert getattr(row, name) == pytest.approx(value, abs=1e-12), (row.lang, name)
+
+
+@needs_shared
+def test_effects_from_released_items_equal_paper_effects_for_english(released_items, expected):
+    """The paper's mBERT table is the 300-sentence run, whose English items are the first 290
+    rows per condition of the 400-sentence seed-123 file. The balanced seed-123 summary itself
+    (N = 365) is not the paper's input, and the later languages differ: the single random
+    stream of the released run had consumed 300, not 400, English sentences before German."""
+    english = released_items[released_items["lang"] == "en_ewt"]
+    first_290 = english.groupby("condition", sort=False).head(290)
+    balanced, _ = summarize_items(first_290, "head")
+    assert set(balanced["N"]) == {290}
+    (row,) = effects_table(balanced).itertuples()
+    for name, value in expected["sensI"][MBERT]["en_ewt"].items():
+        assert getattr(row, name) == pytest.approx(value, abs=1e-12), name
+    top1 = balanced.set_index("condition")["word_at_1"]
+    for condition, value in expected["top1"][MBERT]["en_ewt"].items():
+        assert top1[condition] == pytest.approx(value, abs=1e-15)
+
+
+def test_effects_are_undefined_without_an_original_accuracy():
+    summary = pd.DataFrame(
+        {
+            "model_name": "m",
+            "lang": "tr_imst",
+            "condition": RELEASED_CONDITIONS,
+            "word_at_1": [0.0, 0.0, 0.1, 0.0, 0.2, 0.0, 0.1],
+        }
+    )
+    (row,) = effects_table(summary).itertuples()
+    assert all(math.isnan(getattr(row, n)) for n in ("S_full", "S_L", "I_full", "I_part"))
+    assert math.isnan(row.I_head), "no Head+Lemma condition"
+    assert row.part_minus_head == pytest.approx(0.1 - 0.0)
+
+
+# --- Wilson intervals ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "lo", "hi"),
+    # Newcombe (1998), Statistics in Medicine 17:857, Table II, method 3 (score, no correction)
+    [
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_matches_published_intervals(k, n, lo, hi):
+    got_lo, got_hi = wilson_interval(k / n, n)
+    assert (round(float(got_lo), 4), round(float(got_hi), 4)) == (lo, hi)
+
+
+def test_wilson_edge_cases():
+    z2 = Z95**2
+    lo, hi = wilson_interval(0.0, 50)
+    assert lo == 0.0 and hi == pytest.approx(z2 / (50 + z2), abs=1e-15)
+    lo, hi = wilson_interval(1.0, 50)
+    assert hi == 1.0 and lo == pytest.approx(50 / (50 + z2), abs=1e-15)
+    lo, hi = wilson_interval([0.0, 1.0], [1, 1])
+    assert list(lo) == pytest.approx([0.0, 1 / (1 + z2)]) and list(hi) == pytest.approx(
+        [z2 / (1 + z2), 1.0]
+    )
+    assert all(math.isnan(x) for x in wilson_interval(0.0, 0))
+
+
+def test_accuracy_ci_uses_the_true_item_count():
+    summary = pd.DataFrame(
+        {"model_name": ["m"], "lang": ["de_gsd"], "condition": ["Original"], "N": [263]}
+        | {"word_at_1": [81 / 263], "word_at_5": [0.5]}
+    )
+    row = accuracy_ci(summary).iloc[0]
+    assert (round(row.word_at_1_lo, 4), round(row.word_at_1_hi, 4)) == (0.2553, 0.3662)
+
+
+# --- balancing -------------------------------------------------------------------------------
+
+
+def test_aligned_balancing_keeps_only_items_in_every_condition():
+    items = make_items(4, missing={(0, "PartiallyScrambled"), (2, "Original+Lemma")})
+    aligned = balance_items(items, "auto")
+    assert set(aligned["sent_id"]) == {"s1", "s3"}
+    assert aligned.groupby("condition")["sent_id"].apply(tuple).nunique() == 1
+    head = balance_items(items, "head")
+    assert head.groupby("condition").size().eq(3).all()
+    assert set(head.loc[head["condition"] == "Original", "sent_id"]) == {"s0", "s1", "s2"}
+    balanced, unbalanced = summarize_items(items)
+    assert set(balanced["N"]) == {2} and set(unbalanced["N"]) == {3, 4}
+
+
+def test_balancing_rules_and_unscored_rows():
+    items = make_items(3)
+    with pytest.raises(ValueError, match="sent_id"):
+        balance_items(items.drop(columns="sent_id"), "aligned")
+    with pytest.raises(ValueError, match="twice"):
+        balance_items(pd.concat([items, items.head(1)]), "aligned")
+    status = np.where(items["sent_id"].eq("s0") & items["condition"].eq("Original"), "x", "scored")
+    balanced, unbalanced = summarize_items(items.assign(status=status))
+    assert set(balanced["N"]) == {2}
+    assert unbalanced.set_index("condition").loc["Original", "N"] == 2
+
+
+def test_run_columns_only_for_a_single_run():
+    balanced, _ = summarize_items(make_items(3, seeds=(7,)))
+    assert list(balanced[["run_seed", "run_model"]].iloc[0]) == [7, "m"]
+    pooled = pd.concat([make_items(3), make_items(3, model="other")])
+    balanced, _ = summarize_items(pooled)
+    assert "run_seed" not in balanced.columns
+
+
+def test_top5_follows_the_released_rule():
+    balanced, _ = summarize_items(make_items(20))
+    row = balanced.set_index("condition").loc["Original"]
+    assert row.word_at_5 == 1.0, "'Cat ' matches 'cat' after strip() and lower()"
+    assert row.pred_stop_rate == 1.0 - row.word_at_1, "'the' is on the English stoplist"
+
+
+# --- paired bootstrap ------------------------------------------------------------------------
+
+
+@needs_shared
+def test_paired_bootstrap_is_deterministic_and_covers_its_estimate(released_items):
+    subset = released_items[released_items["lang"].isin(["en_ewt", "de_gsd"])]
+    balanced_items = balance_items(subset, "head")
+    first = paired_bootstrap(balanced_items, paired_by="position", resamples=200, seed=5)
+    again = paired_bootstrap(balanced_items, paired_by="position", resamples=200, seed=5)
+    other = paired_bootstrap(balanced_items, paired_by="position", resamples=200, seed=6)
+    pd.testing.assert_frame_equal(first, again)
+    assert not first.equals(other)
+    point = effects_table(summarize_items(subset, "head")[0])
+    for name in ("S_full", "S_part", "S_head", "S_L", "I_full", "I_part", "part_minus_head"):
+        assert list(first[name]) == list(point[name]), "point estimates are the summary's"
+        assert (first[f"{name}_lo"] <= first[name]).all() and (
+            first[name] <= first[f"{name}_hi"]
+        ).all()
+    assert list(first["N"]) == [400, 365]
+
+
+def test_paired_bootstrap_pairs_by_sentence_not_by_row_order():
+    """Full and Full+L copy Orig and Orig+L sentence by sentence, rows shuffled: paired by
+    sentence, every resample has S_full = I_full = 0; paired by position, it does not."""
+    items = make_items(40)
+    originals = items[items["condition"].isin(["Original", "Original+Lemma"])]
+    renamed = {"Original": "FullyScrambled", "Original+Lemma": "FullyScrambled+Lemma"}
+    copies = originals.assign(condition=originals["condition"].map(renamed))
+    items = pd.concat(
+        [items[~items["condition"].str.startswith("Fully")], copies.sample(frac=1, random_state=0)]
+    )
+    (row,) = paired_bootstrap(items, paired_by="sentence", resamples=50).itertuples()
+    assert row.N == 40 and row.S_full_lo == row.S_full_hi == 0.0
+    assert row.I_full_lo == pytest.approx(0, abs=1e-12) == row.I_full_hi
+    (row,) = paired_bootstrap(items, paired_by="position", resamples=50).itertuples()
+    assert row.I_full_hi - row.I_full_lo > 0.05
+
+
+# --- across seeds ----------------------------------------------------------------------------
+
+
+def test_seed_mean_ci_uses_t_and_keeps_the_released_half_width():
+    table = pd.DataFrame(
+        {
+            "model_name": "m",
+            "lang": "en_ewt",
+            "condition": "Original",
+            "run_seed": [1, 2, 3],
+            "word_at_1": [0.1, 0.2, 0.3],
+        }
+    )
+    row = seed_mean_ci(table, ["word_at_1"]).iloc[0]
+    assert row.runs == 3 and row.word_at_1_mean == pytest.approx(0.2)
+    half = 4.302652729911275 * 0.1 / math.sqrt(3)  # t(0.975, 2)
+    assert row.word_at_1_hi - row.word_at_1_mean == pytest.approx(half)
+    assert row.word_at_1_ci95 == pytest.approx(1.96 * 0.1 / math.sqrt(3))
+
+
+# --- schema and report -----------------------------------------------------------------------
+
+
+def test_condition_names_round_trip():
+    assert all(split_name(condition_name(split)) == split for split in CONDITIONS)
+    assert condition_name("full_lemma") == "FullyScrambled+Lemma"
+    with pytest.raises(ValueError, match="unknown split"):
+        condition_name("scrambled")
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".parquet"])
+def test_read_items_keeps_rows_and_strings(tmp_path, suffix):
+    items = make_items(2).assign(gold_word="1")
+    path = tmp_path / f"items{suffix}"
+    if suffix == ".parquet":
+        items.to_parquet(path)
+    else:
+        items.to_json(path, orient="records", lines=True, force_ascii=False)
+    back = read_items(path)
+    assert list(back["condition"]) == list(items["condition"])
+    assert set(back["gold_word"]) == {"1"}
+    with pytest.raises(ValueError, match="unknown conditions"):
+        summarize_items(items.assign(condition="full"))
+
+
+@needs_shared
+def test_report_writes_every_table_and_figure(tmp_path):
+    written = summarize(ITEMS, tmp_path, bootstrap=20, run_seed=123)
+    expected_files = {
+        f"{name}.{ext}"
+        for name in ("summary_balanced", "summary_unbalanced")
+        for ext in ("csv", "md")
+    } | {
+        "accuracy_ci.csv",
+        "sensitivity_ci.csv",
+        "interaction_ci.csv",
+        "head_vs_part.csv",
+        "accuracy.png",
+        "sensitivity.png",
+        "interaction.png",
+        "head_vs_part.png",
+    }
+    assert set(written) == expected_files
+    for name, path in written.items():
+        assert path.parent == tmp_path and path.stat().st_size > 0
+        if name.endswith(".png"):
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    reference = RELEASED / MBERT / "summary_balanced_seed123.csv"
+    assert written["summary_balanced.csv"].read_bytes() == reference.read_bytes()
+    sensitivity = pd.read_csv(written["sensitivity_ci.csv"])
+    assert list(sensitivity.columns[:6]) == [
+        "model_name",
+        "lang",
+        "N",
+        "S_full",
+        "S_full_lo",
+        "S_full_hi",
+    ]
+    assert "I_head" not in pd.read_csv(written["interaction_ci.csv"]).columns
+
+
+def test_report_averages_over_seeds(tmp_path):
+    items = pd.concat([make_items(25, seeds=(seed,), rng=seed) for seed in (1, 2, 3)])
+    written = summarize(items, tmp_path, bootstrap=20)
+    across = pd.read_csv(written["accuracy_across_seeds.csv"])
+    assert set(across["runs"]) == {3} and len(across) == 7
+    effects = pd.read_csv(written["effects_across_seeds.csv"])
+    assert {"S_full_mean", "S_full_lo", "S_full_hi", "S_full_ci95"} <= set(effects.columns)
+    assert "run_seed" not in pd.read_csv(written["summary_balanced.csv"]).columns
+
+
+def test_report_leaves_out_figures_without_conditions(tmp_path):
+    items = make_items(25)
+    full_only = items[
+        items["condition"].isin(["Original", "Original+Lemma"])
+        | items["condition"].str.startswith("Fully")
+    ]
+    written = summarize(full_only, tmp_path, bootstrap=20)
+    assert "head_vs_part.png" not in written and "sensitivity.png" in written
+    assert pd.read_csv(written["head_vs_part.csv"])["part_minus_head"].isna().all()
