@@ -84,57 +84,45 @@ def splits_of(family: str) -> list[str]:
     return ["orig", family, "orig_lemma", f"{family}_lemma"]
 
 
-def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> dict[str, list]:
+def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> tuple:
+    """(permutation, upos, lemmas, feats, heads, deprels) in the new word order; heads are
+    renumbered to the new positions."""
     heads = [perm[h - 1] + 1 if h else 0 for h in s.heads]
-    return {
-        "permutation": perm,
-        "upos": [s.upos[i] for i in order],
-        "lemmas": [s.lemmas[i] for i in order],
-        "feats": [s.feats[i] for i in order],
-        "heads": [heads[i] for i in order],
-        "deprels": [s.deprels[i] for i in order],
-    }
+    return (
+        perm,
+        [s.upos[i] for i in order],
+        [s.lemmas[i] for i in order],
+        [s.feats[i] for i in order],
+        [heads[i] for i in order],
+        [s.deprels[i] for i in order],
+    )
 
 
 def sentence_rows(
     s: Sentence, plan: SentencePlan, lang: str, treebank: str, seed: int, families: Iterable[str]
-) -> Iterable[tuple[str, dict]]:
-    """(split, row) for every condition of one sentence."""
+) -> Iterable[tuple[str, tuple]]:
+    """(split, row) for every condition of one sentence; a row holds the values of
+    `FEATURES` in order."""
     lemma_words = lemmatize(s.forms, s.lemmas)
     t = plan.target
-    base = {
-        "item_id": f"{treebank}/{s.sent_id}/seed{seed}",
-        "treebank": treebank,
-        "lang": lang,
-        "sent_id": s.sent_id,
-        "seed": seed,
-        "text": s.text,
-        "target_form": s.forms[t],
-        "target_lemma": lemma_words[t],
-        "target_upos": s.upos[t],
-    }
+    item = (f"{treebank}/{s.sent_id}/seed{seed}", treebank, lang, s.sent_id, seed)
+    target = (s.forms[t], lemma_words[t], s.upos[t])
     unchanged = identity(len(s.forms))
-    orig = {"permutation": unchanged, "upos": s.upos, "lemmas": s.lemmas, "feats": s.feats}
-    orig |= {"heads": s.heads, "deprels": s.deprels}
-    yield from _rows(base, "orig", unchanged, orig, s.forms, lemma_words, t, plan.dropped)
+    orig = (unchanged, s.upos, s.lemmas, s.feats, s.heads, s.deprels)
+    orders = [("orig", unchanged, orig, s.forms, lemma_words)]
     for family in families:
         perm = plan.perms[family]
         order = inverse(perm)
         annotations = _permute_annotations(s, perm, order)
         forms = [s.forms[i] for i in order]
         lemmas = [lemma_words[i] for i in order]
-        yield from _rows(base, family, perm, annotations, forms, lemmas, t, plan.dropped)
-
-
-def _rows(base, name, perm, annotations, forms, lemma_words, t, dropped):
-    """The form and +L rows of one word order (``forms`` already in that order)."""
-    position = perm[t]
-    for split, words in ((name, forms), (f"{name}_lemma", lemma_words)):
-        if split not in dropped:
-            row = dict(base, condition=split, target_index=position, target=words[position])
-            row["words"] = words
-            row.update(annotations)
-            yield split, row
+        orders.append((family, perm, annotations, forms, lemmas))
+    for name, perm, annotations, forms, lemmas in orders:
+        position = perm[t]
+        for split, words in ((name, forms), (f"{name}_lemma", lemmas)):
+            if split not in plan.dropped:
+                head = (split, s.text, words, position, words[position])
+                yield split, item + head + target + annotations
 
 
 @dataclass
@@ -214,7 +202,7 @@ def run_job(job: Job) -> dict:
 
 
 def _write_chunk(writer, job, treebank, seed, chunk, state, stats: SeedStats) -> None:
-    rows: dict[str, list[dict]] = {}
+    rows: dict[str, list[tuple]] = {}
     for s in chunk:
         stats.sentences += 1
         plan = job.protocol.plan(s, treebank.lang, treebank.code, seed, state)
@@ -225,7 +213,8 @@ def _write_chunk(writer, job, treebank, seed, chunk, state, stats: SeedStats) ->
         for split, row in sentence_rows(s, plan, treebank.lang, treebank.code, seed, job.families):
             rows.setdefault(split, []).append(row)
     for split, split_rows in rows.items():
-        arrow = table({name: [row[name] for row in split_rows] for name in FEATURES}, FEATURES)
+        values = zip(*split_rows, strict=True)  # rows -> columns
+        arrow = table(dict(zip(FEATURES, map(list, values), strict=True)), FEATURES)
         stats.rows[split] += arrow.num_rows
         family = split.removesuffix("_lemma")
         families = job.families if family == "orig" else [family]

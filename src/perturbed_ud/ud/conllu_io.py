@@ -79,23 +79,24 @@ class Sentence:
         return tokens
 
 
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise CoNLLUError(path, line, f"invalid UTF-8 byte 0x{data[err.start]:02x}") from None
-
-
-def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Blank-line separated blocks with the line number of their first line.
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) read one line at a time, so memory does not grow with the file.
 
     Lines end at LF (or CRLF) only: other Unicode line breaks (U+2028, U+0085 …) are text.
     """
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                yield number, raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+            except UnicodeDecodeError as err:
+                message = f"invalid UTF-8 byte 0x{raw[err.start]:02x}"
+                raise CoNLLUError(path, number, message) from None
+
+
+def _blocks(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, list[str]]]:
+    """Blank-line separated blocks with the line number of their first line."""
     start, block = 1, []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.removesuffix("\r")
+    for number, line in lines:
         if line.strip():
             if not block:
                 start = number
@@ -206,10 +207,9 @@ def read_conllu(path: str | Path) -> Iterator[Sentence]:
     non-integer, out-of-range or cyclic heads, duplicate ``sent_id`` and empty files.
     """
     path = Path(path)
-    text = _decode(path)
     seen_ids: dict[str, int] = {}
     ordinal = 0
-    for start, lines in _blocks(text):
+    for start, lines in _blocks(_lines(path)):
         ordinal += 1
         sentence = _parse_block(path, start, lines, ordinal)
         line = _sent_id_line(start, lines)
