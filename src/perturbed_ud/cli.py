@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 
 import click
 
@@ -169,17 +171,25 @@ def masked_word(dataset, configs, model, revision, dataset_revision, device, dty
     help="aligned: items present in every condition; head: the released first-n rows.",
 )  # fmt: skip
 @click.option("--bootstrap", type=int, default=2000, show_default=True, help="Resamples.")
-def summarize(items, out, balance, bootstrap) -> None:
+@click.option(
+    "--run-seed", type=int,
+    help="Seed of a single run whose items carry none (default: from a 'seedN' file name).",
+)  # fmt: skip
+def summarize(items, out, balance, bootstrap, run_seed) -> None:
     """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
     .parquet) in the released schema, ours or the original code's."""
     from .evaluate.report import summarize as write_summaries
 
+    if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
+        run_seed = int(match.group(1))
     try:
-        written = write_summaries(items, out, balance=balance, bootstrap=bootstrap)
+        written = write_summaries(
+            items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed
+        )
     except (ValueError, OSError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
-    for path in written.values() if isinstance(written, dict) else written:
+    for path in written.values():
         click.echo(f"wrote {path}")
 
 
@@ -204,6 +214,23 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
     click.echo(f"wrote {folder}")
+
+
+@main.command("clams-generate")
+@click.argument("grammar_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("out_dir", type=click.Path(file_okay=False))
+def clams_generate(grammar_dir, out_dir) -> None:
+    """Generate OUT_DIR/<construction>.txt (label TAB sentence) from each attribute-varying
+    grammar GRAMMAR_DIR/<construction>.avg, read after GRAMMAR_DIR/common.avg."""
+    from .grammar import GrammarError, write_evalsets
+
+    try:
+        written = write_evalsets(grammar_dir, out_dir)
+    except (GrammarError, OSError) as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    for path in written:
+        click.echo(f"wrote {path}")
 
 
 if __name__ == "__main__":

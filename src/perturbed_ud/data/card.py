@@ -12,7 +12,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .licences import hub_licence
-from .writer import split_path
+from .writer import split_pattern
 
 UD_CITATION = """\
 @article{de-marneffe-etal-2021-universal,
@@ -45,7 +45,7 @@ def yaml_metadata(manifest: dict) -> DatasetCardData:
     for name, config in manifest["configs"].items():
         configs[name] = {
             "data_files": [
-                {"split": split, "path": split_path(name, split)} for split in config["splits"]
+                {"split": split, "path": split_pattern(name, split)} for split in config["splits"]
             ],
             "version": manifest["version"],
         }

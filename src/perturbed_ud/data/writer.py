@@ -1,9 +1,9 @@
 """A dataset folder written the way the Hub lays it out, atomically and in a stream.
 
-Files go to ``<config>/<split>-00000-of-00001.parquet`` inside a temporary sibling folder;
-row groups are appended as they are produced (memory stays flat in the number of
-sentences), and only a finished build is renamed into place. Output is byte-deterministic:
-the same rows in the same row groups give the same bytes.
+Files go to ``<config>/<split>-00000-of-00001.parquet`` (more shards for very large splits)
+inside a temporary sibling folder; row groups are appended as they are produced (memory
+stays flat in the number of sentences), and only a finished build is renamed into place.
+Output is byte-deterministic: the same rows in the same row groups give the same bytes.
 """
 
 from __future__ import annotations
@@ -19,18 +19,62 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
+# Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
+# 25 KB) until the file is closed, so a split larger than this continues in a new shard and
+# memory stays flat however many sentences are built.
+ROW_GROUPS_PER_SHARD = 16
 
-def split_path(config: str, split: str) -> str:
-    return f"{config}/{split}-00000-of-00001.parquet"
+
+def split_pattern(config: str, split: str) -> str:
+    """The ``data_files`` pattern of a split: all its shards."""
+    return f"{config}/{split}-*.parquet"
+
+
+def split_files(root: Path, config: str, split: str) -> list[Path]:
+    return sorted(root.glob(split_pattern(config, split)))
+
+
+class _Shards:
+    """The shard files of one (config, split), named ``-of-N`` once N is known."""
+
+    def __init__(self, folder: Path, split: str, schema: pa.Schema):
+        self.folder, self.split, self.schema = folder, split, schema
+        self.paths: list[Path] = []
+        self.writer: pq.ParquetWriter | None = None
+        self.row_groups = 0
+
+    def write(self, table: pa.Table) -> None:
+        if self.writer is None or self.row_groups == ROW_GROUPS_PER_SHARD:
+            self.close_shard()
+            self.paths.append(self.folder / f".{self.split}-{len(self.paths):05d}.partial")
+            self.writer = pq.ParquetWriter(
+                self.paths[-1], self.schema, compression="zstd", write_statistics=False
+            )
+            self.row_groups = 0
+        self.writer.write_table(table)
+        self.row_groups += 1
+
+    def close_shard(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def finish(self) -> list[Path]:
+        self.close_shard()
+        n = len(self.paths)
+        final = [self.folder / f"{self.split}-{i:05d}-of-{n:05d}.parquet" for i in range(n)]
+        for partial, path in zip(self.paths, final, strict=True):
+            partial.replace(path)
+        return final
 
 
 class ParquetSplitWriter:
-    """Appends row groups to one Parquet file per (config, split), opened on first use."""
+    """Appends row groups to the Parquet shards of each (config, split), opened on first use."""
 
     def __init__(self, root: Path, features: Features):
         self.root = root
         self.schema = features.arrow_schema  # carries the HF features as schema metadata
-        self._writers: dict[tuple[str, str], pq.ParquetWriter] = {}
+        self._shards: dict[tuple[str, str], _Shards] = {}
         self._copies: dict[tuple[str, str], list[str]] = {}
         self.rows: dict[tuple[str, str], int] = {}
 
@@ -44,23 +88,22 @@ class ParquetSplitWriter:
         if table.num_rows == 0:
             return
         key = (config, split)
-        if key not in self._writers:
-            path = self.root / split_path(config, split)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._writers[key] = pq.ParquetWriter(path, self.schema, compression="zstd")
+        if key not in self._shards:
+            folder = self.root / config
+            folder.mkdir(parents=True, exist_ok=True)
+            self._shards[key] = _Shards(folder, split, self.schema)
             self.rows[key] = 0
-        self._writers[key].write_table(table)
+        self._shards[key].write(table)
         self.rows[key] += table.num_rows
 
     def close(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
-        self._writers.clear()
+        files = {key: shards.finish() for key, shards in self._shards.items()}
+        self._shards.clear()
         for (config, split), others in self._copies.items():
             for other in others:
-                target = self.root / split_path(other, split)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(self.root / split_path(config, split), target)
+                (self.root / other).mkdir(parents=True, exist_ok=True)
+                for path in files[(config, split)]:
+                    shutil.copyfile(path, self.root / other / path.name)
         self._copies.clear()
 
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from datasets import Features
 
 from ..data.card import write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_path
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
 from .masking import span_problem, target_pieces
 
 
@@ -54,7 +54,10 @@ def balance_dataset(
     with atomic_folder(final, overwrite=overwrite) as root:
         writer = None
         for name, config in manifest["configs"].items():
-            tables = {s: pq.read_table(source / split_path(name, s)) for s in config["splits"]}
+            tables = {
+                s: pa.concat_tables(pq.read_table(f) for f in split_files(source, name, s))
+                for s in config["splits"]
+            }
             dropped: dict[str, str] = {}
             for table in tables.values():
                 for item, reason in _problems(tokenizer, table, scoring, max_span_pieces).items():

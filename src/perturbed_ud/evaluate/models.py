@@ -35,7 +35,13 @@ class MaskedLM:
 
     @property
     def max_length(self) -> int:
-        return int(getattr(self.model.config, "max_position_embeddings", 512))
+        """Longest input the position embeddings cover (RoBERTa-style positions start after
+        the padding index)."""
+        config = self.model.config
+        length = int(getattr(config, "max_position_embeddings", 512))
+        if config.model_type in _PADDING_OFFSET_POSITIONS:
+            length -= config.pad_token_id + 1
+        return length
 
 
 def describe_model(name: str, revision: str | None, dtype: str | None) -> dict:

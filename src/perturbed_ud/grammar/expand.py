@@ -1,0 +1,180 @@
+"""Generating minimal sets from an attribute-varying grammar.
+
+What is varied follows the paper (Mueller et al. 2020, §3). A template slot ``X[C]`` is varied
+when a vary item ``X[A]`` has A ⊆ C; its alternates are the other preterminals ``X[B]`` with
+B ⊇ A for some such item (OR is a union), each once, in definition order. The slot's own
+preterminal is never its own alternate. Alternates are aligned with the slot by position: the
+i-th form of ``V[3,s]`` is paired with the i-th form of ``V[3,p]``, so their counts must match.
+
+The order is that of the released CLAMS evalsets, so the released grammars give them back byte
+for byte: a preterminal slot varies more slowly than the slots before it, except that varied
+slots vary fastest of all; each grammatical sentence is followed by its ungrammatical ones.
+A template with several varied slots yields, per grammatical sentence, one ungrammatical
+sentence per slot and alternate, each differing from it in that one slot only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import product
+
+from .parser import Definition, Grammar, GrammarError, Preterminal, Template
+
+
+@dataclass(frozen=True)
+class MinimalPair:
+    """A grammatical sentence and one ungrammatical variant that differs in one varied slot.
+
+    Positions index the words of ``good.split(" ")`` and ``bad.split(" ")``, from 0.
+    """
+
+    construction: str
+    item: int  # the minimal set (grammatical sentence) it belongs to, from 0 per construction
+    template: int  # the template it came from, numbered from 1 in file order
+    good: str
+    bad: str
+    preterminal: str  # the varied preterminal's name, e.g. "VP"
+    good_attributes: tuple[str, ...]  # e.g. ("3", "p")
+    bad_attributes: tuple[str, ...]  # e.g. ("3", "s")
+    good_form: str
+    bad_form: str
+    good_positions: tuple[int, ...]
+    bad_positions: tuple[int, ...]
+
+    @property
+    def varied_attributes(self) -> tuple[str, ...]:
+        """The attributes that tell the two forms apart, the grammatical form's first."""
+        good, bad = set(self.good_attributes), set(self.bad_attributes)
+        return tuple(a for a in self.good_attributes if a not in bad) + tuple(
+            a for a in self.bad_attributes if a not in good
+        )
+
+
+@dataclass(frozen=True)
+class MinimalSet:
+    """A grammatical sentence with all its ungrammatical variants (the paper's minimal set).
+
+    A varied slot with no alternate leaves a set without pairs, still one released line.
+    """
+
+    construction: str
+    item: int
+    template: int
+    good: str
+    pairs: tuple[MinimalPair, ...]
+
+    def lines(self) -> list[tuple[bool, str]]:
+        """The released evalset lines: (True, good), then (False, bad) for each pair."""
+        return [(True, self.good)] + [(False, pair.bad) for pair in self.pairs]
+
+
+@dataclass(frozen=True)
+class _Slot:
+    definition: Definition
+    alternates: tuple[Definition, ...] | None  # None: the slot is not varied
+
+
+def minimal_sets(grammar: Grammar) -> list[MinimalSet]:
+    """Every minimal set of the grammar, templates in file order."""
+    alternates: dict[Preterminal, tuple[Definition, ...] | None] = {}
+    sets: list[MinimalSet] = []
+    for template in grammar.templates:
+        slots = []
+        for item in template.items:
+            if isinstance(item, Preterminal):
+                if item not in alternates:
+                    alternates[item] = _alternates(grammar, item)
+                slots.append(_Slot(grammar.definitions[item], alternates[item]))
+        sets.extend(_expand(grammar, template, slots, first_item=len(sets)))
+    return sets
+
+
+def _alternates(grammar: Grammar, slot: Preterminal) -> tuple[Definition, ...] | None:
+    """The forms `slot` is varied against, or None when no vary item applies to it."""
+    required = [
+        v.preterminal.attributes
+        for v in grammar.vary
+        if v.preterminal.name == slot.name and v.preterminal.attributes <= slot.attributes
+    ]
+    if not required:
+        return None
+    own = grammar.definitions[slot]
+    chosen = tuple(
+        definition
+        for preterminal, definition in grammar.definitions.items()
+        if preterminal.name == slot.name
+        and preterminal != slot
+        and any(preterminal.attributes >= attributes for attributes in required)
+    )
+    for definition in chosen:
+        if len(definition.options) != len(own.options):
+            raise GrammarError(
+                definition.path,
+                definition.line,
+                f"{definition.preterminal} has {len(definition.options)} forms but "
+                f"{slot} ({own.where}) has {len(own.options)}: varied forms are paired by "
+                "position, so both need the same number",
+            )
+    return chosen
+
+
+def _expand(
+    grammar: Grammar, template: Template, slots: list[_Slot], first_item: int
+) -> Iterator[MinimalSet]:
+    varied = [k for k, slot in enumerate(slots) if slot.alternates is not None]
+    if not varied:
+        vary = "; ".join(str(v.preterminal) for v in grammar.vary)
+        raise GrammarError(
+            template.path,
+            template.line,
+            f"the template varies nothing: none of its preterminals matches `vary: {vary}`",
+        )
+    # Nesting of the loops, outermost first: each plain slot goes outside everything before
+    # it, each varied slot inside.
+    order: list[int] = []
+    for k, slot in enumerate(slots):
+        if slot.alternates is None:
+            order.insert(0, k)
+        else:
+            order.append(k)
+    ranges = [range(len(slots[k].definition.options)) for k in order]
+    for offset, choice in enumerate(product(*ranges)):
+        option = [0] * len(slots)
+        for k, j in zip(order, choice, strict=True):
+            option[k] = j
+        words: list[str] = []
+        starts: list[int] = []
+        for item in template.items:
+            if isinstance(item, Preterminal):
+                k = len(starts)
+                starts.append(len(words))
+                words.extend(slots[k].definition.options[option[k]])
+            else:
+                words.append(item)
+        good = " ".join(words)
+        item_number = first_item + offset
+        pairs = []
+        for k in varied:
+            slot, start = slots[k], starts[k]
+            good_form = slot.definition.options[option[k]]
+            end = start + len(good_form)
+            for alternate in slot.alternates:
+                bad_form = alternate.options[option[k]]
+                pairs.append(
+                    MinimalPair(
+                        construction=grammar.name,
+                        item=item_number,
+                        template=template.number,
+                        good=good,
+                        bad=" ".join(words[:start] + list(bad_form) + words[end:]),
+                        preterminal=slot.definition.preterminal.name,
+                        good_attributes=slot.definition.preterminal.written,
+                        bad_attributes=alternate.preterminal.written,
+                        good_form=" ".join(good_form),
+                        bad_form=" ".join(bad_form),
+                        good_positions=tuple(range(start, end)),
+                        bad_positions=tuple(range(start, start + len(bad_form))),
+                    )
+                )
+        yield MinimalSet(grammar.name, item_number, template.number, good, tuple(pairs))

@@ -1,0 +1,71 @@
+"""The evaluate-side commands end to end: summarize on the released items, masked-word and
+balance on a fresh build with a tiny model."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from conftest import REFERENCE, UD_ROOT, needs_shared
+
+from perturbed_ud.cli import main
+from perturbed_ud.evaluate.stats import effects_table
+
+pytestmark = needs_shared
+
+RELEASED = REFERENCE / "wordprediction/bert-base-multilingual-cased"
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_summarize_reproduces_the_released_summaries_and_their_effects(tmp_path):
+    invoke("summarize", RELEASED / "results_items_seed123.jsonl.gz", "--out", tmp_path,
+           "--bootstrap", "50")  # fmt: skip
+    for kind in ("balanced", "unbalanced"):
+        ours = (tmp_path / f"summary_{kind}.csv").read_bytes()
+        assert ours == (RELEASED / f"summary_{kind}_seed123.csv").read_bytes(), kind
+    # S and I as the released balanced summary implies them (formulas of the paper)
+    implied = effects_table(pd.read_csv(RELEASED / "summary_balanced_seed123.csv"))
+    reported = pd.read_csv(tmp_path / "sensitivity_ci.csv").merge(
+        pd.read_csv(tmp_path / "interaction_ci.csv"), on=["model_name", "lang"]
+    )
+    merged = implied.merge(reported, on=["model_name", "lang"], suffixes=("", "_reported"))
+    assert len(merged) == 6
+    for name in ("S_full", "S_part", "S_head", "S_L", "I_full", "I_part"):
+        assert merged[name].to_numpy() == pytest.approx(
+            merged[f"{name}_reported"].to_numpy(), abs=1e-12, nan_ok=True
+        ), name
+
+
+def test_build_evaluate_balance_from_the_command_line(tmp_path, tiny_bert):
+    invoke("build", "perturbed-ud", "--ud-root", UD_ROOT, "--langs", "de", "--seeds", "1",
+           "--limit", "25", "--out", tmp_path)  # fmt: skip
+    data = tmp_path / "perturbed-ud"
+    run = tmp_path / "run"
+    invoke("evaluate", "masked-word", "--dataset", data, "--config", "de_head_seed1",
+           "--model", tiny_bert, "--max-span-pieces", "3", "--out", run)  # fmt: skip
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["rows"] == 100 and manifest["configs"] == ["de_head_seed1"]
+    summary = pd.read_csv(run / "summary_unbalanced.csv")
+    assert set(summary["condition"]) == {
+        "Original", "Original+Lemma", "HeadScrambled", "HeadScrambled+Lemma"
+    }  # fmt: skip
+    assert summary["N"].sum() == manifest["scored"]
+    assert (run / "accuracy.png").stat().st_size > 0 or list(run.glob("*.png"))
+    invoke("balance", "--dataset", data, "--tokenizer", tiny_bert, "--max-span-pieces", "3",
+           "--out", tmp_path / "balanced")  # fmt: skip
+    balanced = json.loads((tmp_path / "balanced/build.json").read_text())
+    sizes = set(balanced["configs"]["de_head_seed1"]["splits"].values())
+    assert len(sizes) == 1 and sizes.pop() <= 25
+
+
+def test_commands_fail_readably(tmp_path):
+    args = ["evaluate", "masked-word", "--dataset", str(tmp_path), "--model", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and result.output.startswith("error:")
