@@ -29,64 +29,89 @@ def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
 
 
-@main.command()
-@click.argument("dataset", type=click.Choice(["perturbed-ud"]))
-@click.option("--langs", default="en,de,es,ru,zh", show_default=True, help="Comma-separated.")
-@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
-@click.option("--families", default="full,part,head", show_default=True)
-@click.option("--protocol", type=click.Choice(["paper", "lrec2026"]), default="paper")
-@click.option("--part-fraction", type=float, default=0.5, show_default=True)
-@click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files.")
-@click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders.")
-@click.option(
-    "--treebank", "treebanks", multiple=True, help="LANG=UD_Name, e.g. ru=UD_Russian-GSD."
-)
-@click.option("--split", default="test", show_default=True, help="train, dev or test.")
-@click.option("--limit", type=int, help="Only the first N sentences of each treebank.")
-@click.option("--sample", type=int, help="A seeded sample of N sentences per treebank.")
-@click.option("--sample-seed", type=int, default=0, show_default=True)
-@click.option("--offline", is_flag=True, help="Never download; use only the cache.")
-@click.option("--ud-release", help="UD release of local files, e.g. r2.16 (recorded).")
-@click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
-@click.option("--out", required=True, type=click.Path(), help="Output folder.")
-@click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
-def build(dataset, langs, seeds, families, protocol, part_fraction, files, ud_root, treebanks,
-          split, limit, sample, sample_seed, offline, ud_release, workers, out,
-          overwrite) -> None:  # fmt: skip
-    """Build DATASET into OUT/DATASET (Parquet per config and split, card, build.json).
+def ud_source_options(command):
+    """The options every UD-based builder shares: where treebanks come from, which sentences."""
+    options = [
+        click.option("--langs", default="en,de,es,ru,zh", show_default=True, help="Comma list."),
+        click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
+        click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
+        click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
+        click.option("--split", default="test", show_default=True, help="train, dev or test."),
+        click.option("--limit", type=int, help="Only the first N sentences of each treebank."),
+        click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
+        click.option("--sample-seed", type=int, default=0, show_default=True),
+        click.option("--offline", is_flag=True, help="Never download; use only the cache."),
+        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (recorded)."),
+        click.option("--out", required=True, type=click.Path(), help="Output folder."),
+        click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def ud_sources(langs, files, ud_root, treebanks, split, offline, ud_release, **_):
+    """The treebanks named by `ud_source_options`."""
+    from .ud.sources import parse_treebank_overrides, resolve
+
+    return resolve(
+        _words(langs),
+        split=split,
+        files=list(files),
+        ud_root=ud_root,
+        overrides=parse_treebank_overrides(list(treebanks)),
+        offline=offline,
+        ud_release=ud_release,
+    )
+
+
+def ud_selection(limit, sample, sample_seed, **_):
+    from .ud.selection import Selection
+
+    return Selection(limit=limit, sample=sample, sample_seed=sample_seed)
+
+
+def fail(err: Exception) -> None:
+    """User errors end the command with a readable line and exit status 1."""
+    click.echo(f"error: {err}", err=True)
+    sys.exit(1)
+
+
+@main.group()
+def build() -> None:
+    """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
 
     Treebanks come from --files, --ud-root (or $PERTURBED_UD_ROOT), or are downloaded from
     the UD GitHub repositories at a pinned release into the user cache.
     """
-    from .builders.build import build_perturbed_ud
-    from .ud.selection import Selection
-    from .ud.sources import parse_treebank_overrides, resolve
+
+
+@build.command("perturbed-ud")
+@ud_source_options
+@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
+@click.option("--families", default="full,part,head", show_default=True)
+@click.option("--protocol", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@click.option("--part-fraction", type=float, default=0.5, show_default=True)
+@click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
+def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **source) -> None:
+    """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
+    from .builders.build import build_perturbed_ud as run
 
     try:
-        sources = resolve(
-            _words(langs),
-            split=split,
-            files=list(files),
-            ud_root=ud_root,
-            overrides=parse_treebank_overrides(list(treebanks)),
-            offline=offline,
-            ud_release=ud_release,
-        )
-        folder = build_perturbed_ud(
-            sources,
-            out,
+        folder = run(
+            ud_sources(**source),
+            source["out"],
             seeds=_ints(seeds),
             families=_words(families),
             protocol=protocol,
             part_fraction=part_fraction,
-            selection=Selection(limit=limit, sample=sample, sample_seed=sample_seed),
-            split=split,
+            selection=ud_selection(**source),
+            split=source["split"],
             workers=workers,
-            overwrite=overwrite,
+            overwrite=source["overwrite"],
         )
     except (CoNLLUError, SourceError, ValueError, FileExistsError) as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
+        fail(err)
     click.echo(f"wrote {folder}")
 
 
