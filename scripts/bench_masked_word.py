@@ -169,7 +169,7 @@ def run_ours(model_dir: str, records, settings: dict):
 
 def run_ours_gold(lm, records, max_tokens: int):
     """Per item, the log-probability of each gold piece, left to right, later pieces masked."""
-    from perturbed_ud.evaluate.beam import Batcher
+    from perturbed_ud.evaluate.batching import Batcher
     from perturbed_ud.evaluate.masking import mask_target
 
     rows, positions, gold, sizes = [], [], [], []

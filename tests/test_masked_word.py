@@ -14,7 +14,8 @@ from datasets import load_dataset
 
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.evaluate.balance import balance_dataset
-from perturbed_ud.evaluate.beam import Batcher, beam_search, naive_beam_search
+from perturbed_ud.evaluate.batching import Batcher
+from perturbed_ud.evaluate.beam import beam_search, naive_beam_search
 from perturbed_ud.evaluate.masked_word import MaskedWordSettings, score_batch
 from perturbed_ud.evaluate.masking import mask_target, target_pieces
 from perturbed_ud.evaluate.matching import normalize_word, words_match

@@ -1,58 +1,17 @@
 """Beam search over the masked pieces of a word, left to right, batched across items.
 
 At each step every live (item, beam) pair becomes one row: the input with the beam's pieces
-filled in and the later pieces still masked. Rows of all items are scored together in
-length-sorted batches under a token budget; the budget halves on out-of-memory.
+filled in and the later pieces still masked. Rows of all items are scored together by a
+`Batcher`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
+from .batching import Batcher
 from .masking import MaskedItem
-from .models import MaskedLM, position_log_probs
-
-
-@dataclass
-class Batcher:
-    """Scores rows under a token budget (rows × padded length), backing off on OOM."""
-
-    lm: MaskedLM
-    max_tokens: int = 16384
-    padding_side: str = "right"
-    max_rows: int | None = None
-
-    def log_probs(self, rows: list[list[int]], positions: list[int]) -> torch.Tensor:
-        order = sorted(range(len(rows)), key=lambda r: len(rows[r]))
-        out = [None] * len(rows)
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while (
-                end < len(order)
-                and (end - start + 1) * len(rows[order[end]]) <= self.max_tokens
-                and (self.max_rows is None or end - start < self.max_rows)
-            ):
-                end += 1
-            batch = order[start:end]
-            try:
-                scores = position_log_probs(
-                    self.lm, [rows[r] for r in batch], [positions[r] for r in batch],
-                    self.padding_side,
-                )  # fmt: skip
-            except torch.cuda.OutOfMemoryError:
-                if len(batch) == 1:
-                    raise
-                torch.cuda.empty_cache()
-                self.max_tokens = max(1, self.max_tokens // 2)
-                continue
-            for r, row_scores in zip(batch, scores, strict=True):
-                out[r] = row_scores
-            start = end
-        return torch.stack(out)
-
+from .models import LanguageModel
 
 Beams = list[tuple[tuple[int, ...], float]]
 
@@ -104,7 +63,7 @@ def beam_search(
 
 
 def naive_beam_search(
-    lm: MaskedLM, item: MaskedItem, beam: int, banned: list[int] | None = None
+    lm: LanguageModel, item: MaskedItem, beam: int, banned: list[int] | None = None
 ) -> Beams:
     """The same search one sentence and one beam at a time with the model's full logits:
     the straightforward loop the batched search is checked and benchmarked against."""

@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from .beam import Batcher, beam_search
+from .batching import Batcher
+from .beam import beam_search
 from .masking import mask_target
 from .matching import normalize_word, words_match
 from .models import load_masked_lm

@@ -1,7 +1,9 @@
-"""Loading masked LMs once per (model, device) and scoring only the positions that matter.
+"""Loading language models once per (model, device) and scoring only the positions that matter.
 
-The encoder runs on the whole padded batch, but the LM head (hidden → vocabulary) runs only
-on the one position per row being predicted: rows × V logits instead of rows × L × V.
+Masked LMs: the encoder runs on the whole padded batch, but the LM head (hidden → vocabulary)
+runs only on the one position per row being predicted: rows × V logits, not rows × L × V.
+Causal LMs: the head runs over the sequence positions in slices, and only each next token's
+log-probability is kept. Log-softmax is always fp32.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ _PADDING_OFFSET_POSITIONS = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camemb
 
 
 @dataclass
-class MaskedLM:
+class LanguageModel:
     name: str
     tokenizer: object
     model: torch.nn.Module
@@ -72,25 +74,37 @@ def _local_revision(name: str) -> str | None:
     return "sha256:" + digest.hexdigest()[:16]
 
 
-_CACHE: dict[tuple, MaskedLM] = {}
+_CACHE: dict[tuple, LanguageModel] = {}
+
+
+def _load(name: str, causal: bool, device: str, dtype: str | None, revision: str | None):
+    key = (name, causal, device, dtype, revision)
+    if key not in _CACHE:
+        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+        if not causal and tokenizer.mask_token_id is None:
+            raise ValueError(f"{name} has no mask token: not a masked language model")
+        auto = AutoModelForCausalLM if causal else AutoModelForMaskedLM
+        model = auto.from_pretrained(name, revision=revision)
+        model.to(device).eval()
+        autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
+        _CACHE[key] = LanguageModel(name, tokenizer, model, torch.device(device), autocast)
+    return _CACHE[key]
 
 
 def load_masked_lm(
     name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
-) -> MaskedLM:
+) -> LanguageModel:
     """`from_pretrained` a masked LM and its tokenizer, once per process and device."""
-    key = (name, device, dtype, revision)
-    if key not in _CACHE:
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+    return _load(name, False, device, dtype, revision)
 
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-        if tokenizer.mask_token_id is None:
-            raise ValueError(f"{name} has no mask token: not a masked language model")
-        model = AutoModelForMaskedLM.from_pretrained(name, revision=revision)
-        model.to(device).eval()
-        autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
-        _CACHE[key] = MaskedLM(name, tokenizer, model, torch.device(device), autocast)
-    return _CACHE[key]
+
+def load_causal_lm(
+    name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
+) -> LanguageModel:
+    """`from_pretrained` a causal LM and its tokenizer, once per process and device."""
+    return _load(name, True, device, dtype, revision)
 
 
 def _lm_head(model: torch.nn.Module):
@@ -101,44 +115,71 @@ def _lm_head(model: torch.nn.Module):
     return None
 
 
+def _padded(lm: LanguageModel, rows: list[list[int]], padding_side: str):
+    """Padded ids, attention mask, explicit position ids and each row's offset."""
+    length = max(map(len, rows))
+    ids = torch.full((len(rows), length), lm.pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), length), dtype=torch.long)
+    offsets = []
+    for r, row in enumerate(rows):
+        offset = length - len(row) if padding_side == "left" else 0
+        ids[r, offset : offset + len(row)] = torch.tensor(row)
+        mask[r, offset : offset + len(row)] = 1
+        offsets.append(offset)
+    position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
+    config = lm.model.config
+    if config.model_type in _PADDING_OFFSET_POSITIONS:
+        pad = config.pad_token_id
+        position_ids = (position_ids + pad + 1) * mask + pad * (1 - mask)
+    return ids.to(lm.device), mask.to(lm.device), position_ids.to(lm.device), offsets
+
+
+def _autocast(lm: LanguageModel):
+    return torch.autocast(lm.device.type, dtype=lm.dtype, enabled=lm.dtype is not None)
+
+
 def position_log_probs(
-    lm: MaskedLM, rows: list[list[int]], positions: list[int], padding_side: str = "right"
+    lm: LanguageModel, rows: list[list[int]], positions: list[int], padding_side: str = "right"
 ) -> torch.Tensor:
-    """Log-probabilities (fp32, rows × vocabulary) at one position per row.
+    """Log-probabilities (fp32, rows × vocabulary) at one position per row of a masked LM.
 
     Rows are padded to a common length on ``padding_side`` with explicit position ids, so a
     row's result does not depend on which rows share its batch.
     """
-    length = max(map(len, rows))
-    ids = torch.full((len(rows), length), lm.pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), length), dtype=torch.long)
-    at = []
-    for r, (row, position) in enumerate(zip(rows, positions, strict=True)):
-        offset = length - len(row) if padding_side == "left" else 0
-        ids[r, offset : offset + len(row)] = torch.tensor(row)
-        mask[r, offset : offset + len(row)] = 1
-        at.append(offset + position)
-    position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
-    config = lm.model.config
-    if config.model_type in _PADDING_OFFSET_POSITIONS:
-        position_ids = (position_ids + config.pad_token_id + 1) * mask + config.pad_token_id * (
-            1 - mask
-        )
-    ids, mask, position_ids = (t.to(lm.device) for t in (ids, mask, position_ids))
+    ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
     index = torch.arange(len(rows), device=lm.device)
-    at = torch.tensor(at, device=lm.device)
+    at = torch.tensor([o + p for o, p in zip(offsets, positions, strict=True)], device=lm.device)
     head = _lm_head(lm.model)
-    with (
-        torch.inference_mode(),
-        torch.autocast(lm.device.type, dtype=lm.dtype, enabled=lm.dtype is not None),
-    ):
+    inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
+    with torch.inference_mode(), _autocast(lm):
         if head is None:
-            logits = lm.model(input_ids=ids, attention_mask=mask, position_ids=position_ids).logits[
-                index, at
-            ]
+            logits = lm.model(**inputs).logits[index, at]
         else:
-            hidden = lm.model.base_model(
-                input_ids=ids, attention_mask=mask, position_ids=position_ids
-            ).last_hidden_state
-            logits = head(hidden[index, at])
+            logits = head(lm.model.base_model(**inputs).last_hidden_state[index, at])
     return torch.log_softmax(logits.float(), dim=-1)
+
+
+def next_token_log_probs(
+    lm: LanguageModel, rows: list[list[int]], padding_side: str = "right", slice_rows: int = 1024
+) -> list[list[float]]:
+    """For each row of a causal LM, log p(token_i | tokens_<i) for i = 1 … n-1 (fp32).
+
+    The output layer runs on ``slice_rows`` positions at a time, so memory holds a slice of
+    the vocabulary-sized logits, never rows × L × V.
+    """
+    ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
+    head = lm.model.get_output_embeddings()
+    inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
+    out = []
+    with torch.inference_mode(), _autocast(lm):
+        hidden = lm.model.base_model(**inputs).last_hidden_state
+        for r, (row, offset) in enumerate(zip(rows, offsets, strict=True)):
+            states = hidden[r, offset : offset + len(row) - 1]
+            targets = ids[r, offset + 1 : offset + len(row)]
+            scores = []
+            for start in range(0, len(states), slice_rows):
+                logits = head(states[start : start + slice_rows]).float()
+                chosen = targets[start : start + slice_rows, None]
+                scores.append(torch.log_softmax(logits, -1).gather(-1, chosen).squeeze(-1))
+            out.append(torch.cat(scores).tolist() if scores else [])
+    return out

@@ -1,0 +1,81 @@
+"""Rows of token ids scored in length-sorted batches under a token budget.
+
+A row is one model input (a sentence with some pieces masked, or a whole sentence for a
+causal LM). Rows from many sentences share a batch; the budget counts rows × padded length
+and halves on out-of-memory, so one setting runs on any device. Results do not depend on the
+batching: padding uses explicit position ids and attention masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from .models import LanguageModel, next_token_log_probs, position_log_probs
+
+
+@dataclass
+class Batcher:
+    lm: LanguageModel
+    max_tokens: int = 16384
+    padding_side: str = "right"
+    max_rows: int | None = None
+
+    def _run(self, rows: list[list[int]], score: Callable[[list[int]], list]) -> list:
+        """``score(batch of row indices)`` over all rows; results in row order."""
+        order = sorted(range(len(rows)), key=lambda r: len(rows[r]))
+        out: list = [None] * len(rows)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while (
+                end < len(order)
+                and (end - start + 1) * len(rows[order[end]]) <= self.max_tokens
+                and (self.max_rows is None or end - start < self.max_rows)
+            ):
+                end += 1
+            batch = order[start:end]
+            try:
+                results = score(batch)
+            except torch.cuda.OutOfMemoryError:
+                if len(batch) == 1:
+                    raise
+                torch.cuda.empty_cache()
+                self.max_tokens = max(1, self.max_tokens // 2)
+                continue
+            for r, result in zip(batch, results, strict=True):
+                out[r] = result
+            start = end
+        return out
+
+    def log_probs(self, rows: list[list[int]], positions: list[int]) -> torch.Tensor:
+        """Masked LM: the vocabulary log-distribution at one position per row."""
+
+        return torch.stack(self._run(rows, lambda batch: self._masked(rows, positions, batch)))
+
+    def _masked(self, rows, positions, batch) -> torch.Tensor:
+        picked = [rows[r] for r in batch]
+        return position_log_probs(self.lm, picked, [positions[r] for r in batch], self.padding_side)
+
+    def gold_log_probs(
+        self, rows: list[list[int]], positions: list[int], golds: list[int]
+    ) -> list[float]:
+        """Masked LM: log p(gold piece) at one position per row."""
+
+        def score(batch):
+            scores = self._masked(rows, positions, batch)
+            wanted = torch.tensor([golds[r] for r in batch], device=scores.device)
+            return scores.gather(-1, wanted[:, None]).squeeze(-1).tolist()
+
+        return self._run(rows, score)
+
+    def next_token_log_probs(self, rows: list[list[int]]) -> list[list[float]]:
+        """Causal LM: log p(token_i | tokens_<i) for every token after the first, per row."""
+        return self._run(
+            rows,
+            lambda batch: next_token_log_probs(
+                self.lm, [rows[r] for r in batch], self.padding_side
+            ),  # fmt: skip
+        )
