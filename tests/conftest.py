@@ -37,3 +37,10 @@ def tiny_xlmr(tmp_path_factory):
     from tiny_models import unigram_xlmr
 
     return unigram_xlmr(UD_ROOT, tmp_path_factory.mktemp("tiny-xlmr"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tmp_path_factory):
+    from tiny_models import byte_level_gpt2
+
+    return byte_level_gpt2(UD_ROOT, tmp_path_factory.mktemp("tiny-gpt2"))
