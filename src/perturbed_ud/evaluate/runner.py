@@ -13,7 +13,8 @@ import json
 import multiprocessing
 import platform
 from collections import Counter
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -71,7 +72,7 @@ def _start(run: Path, header: dict) -> None:
     path.write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
 
 
-def _score_split(split_ds, folder: Path, kwargs: dict, num_proc, progress, task) -> None:
+def _score_split(split_ds, folder: Path, function, kwargs: dict, num_proc, progress, task):
     """Score one split chunk by chunk; chunks already on disk are not recomputed."""
     folder.mkdir(parents=True, exist_ok=True)
     for k, start in enumerate(range(0, len(split_ds), CHUNK_ROWS)):
@@ -80,7 +81,7 @@ def _score_split(split_ds, folder: Path, kwargs: dict, num_proc, progress, task)
         if not path.exists():
             chunk = split_ds.select(range(start, stop))
             scored = chunk.map(
-                score_batch,
+                function,
                 batched=True,
                 batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
                 with_rank=True,
@@ -93,6 +94,87 @@ def _score_split(split_ds, folder: Path, kwargs: dict, num_proc, progress, task)
             scored.to_parquet(str(tmp))
             tmp.replace(path)
         progress.advance(task, stop - start)
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a run computes: a `datasets.map` function over rows and its settings."""
+
+    name: str
+    function: Callable
+    settings: object  # a frozen dataclass with a signature()
+    split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
+
+
+def run_task(
+    task: Task,
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    configs: list[str] | None = None,
+    device: str = "cpu",
+    revision: str | None = None,
+    dataset_revision: str | None = None,
+    num_proc: int | None = None,
+) -> tuple[Path, pd.DataFrame, dict]:
+    """Score every split of ``configs`` (each distinct split once) into ``out/chunks``.
+
+    Returns the run folder, all scored rows (dataset columns plus the task's), and the run
+    header that `finish` completes.
+    """
+    from datasets.utils.logging import disable_progress_bar, enable_progress_bar
+
+    run = Path(out)
+    configs = configs or _config_names(dataset, dataset_revision)
+    identity = describe_model(model, revision, getattr(task.settings, "dtype", None))
+    header = {
+        "task": task.name,
+        "dataset": dataset,
+        "dataset_revision": dataset_revision,
+        "configs": configs,
+        "model": model,
+        "revision": revision,
+        "model_identity": identity,
+        "device": device,
+        "settings": asdict(task.settings),
+        "chunk_rows": CHUNK_ROWS,
+        "num_proc": num_proc,
+        "versions": _versions(),
+        "signature": f"{task.name}|model:{model}@{identity['revision']}|"
+        + task.settings.signature(),
+    }
+    _start(run, header)
+    if num_proc and num_proc > 1:
+        multiprocessing.set_start_method("spawn", force=True)
+    kwargs = {
+        "model": model, "revision": revision, "device": device,
+        "settings": asdict(task.settings),
+    }  # fmt: skip
+    splits = {}
+    for config in configs:
+        ds = _load_config(dataset, config, dataset_revision)
+        for split, split_ds in ds.items():
+            splits.setdefault(task.split_key(config, split, split_ds[0]), split_ds)
+    disable_progress_bar()  # one bar for the whole run instead of one per chunk
+    try:
+        with Progress() as progress:
+            bar = progress.add_task(task.name, total=sum(len(d) for d in splits.values()))
+            for key, split_ds in splits.items():
+                folder = run / "chunks" / key
+                _score_split(split_ds, folder, task.function, kwargs, num_proc, progress, bar)
+    finally:
+        enable_progress_bar()
+    chunks = [run / "chunks" / key / f"{k:05d}.parquet" for key in splits for k in
+              range(-(-len(splits[key]) // CHUNK_ROWS))]  # fmt: skip
+    scored = pd.concat([pd.read_parquet(p) for p in chunks], ignore_index=True)
+    return run, scored, header
+
+
+def finish(run: Path, header: dict, **results) -> None:
+    """Complete ``run.json`` with what the run produced (counts, drops)."""
+    header = header | results
+    (run / "run.json").write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
 
 
 def _released_items(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
@@ -119,57 +201,23 @@ def _released_items(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     )
 
 
+def _lang_seed_key(config: str, split: str, row: dict) -> str:
+    """The orig splits every family config of a (language, seed) shares are scored once."""
+    return f"{row['lang']}_seed{row['seed']}/{split}"
+
+
 def evaluate_masked_word(
     dataset: str,
     model: str,
     out: str | Path,
     *,
-    configs: list[str] | None = None,
-    device: str = "cpu",
-    revision: str | None = None,
-    dataset_revision: str | None = None,
     settings: MaskedWordSettings | None = None,
-    num_proc: int | None = None,
     summarize: bool = True,
+    **options,
 ) -> Path:
     """Run masked word prediction over dataset configs; return the run folder."""
-    settings = settings or MaskedWordSettings()
-    run = Path(out)
-    configs = configs or _config_names(dataset, dataset_revision)
-    identity = describe_model(model, revision, settings.dtype)
-    signature = f"masked-word|model:{model}@{identity['revision']}|{settings.signature()}"
-    header = {
-        "task": "masked-word",
-        "dataset": dataset,
-        "dataset_revision": dataset_revision,
-        "configs": configs,
-        "model": model,
-        "revision": revision,
-        "model_identity": identity,
-        "device": device,
-        "settings": asdict(settings),
-        "chunk_rows": CHUNK_ROWS,
-        "num_proc": num_proc,
-        "versions": _versions(),
-        "signature": signature,
-    }
-    _start(run, header)
-    if num_proc and num_proc > 1:
-        multiprocessing.set_start_method("spawn", force=True)
-    kwargs = {"model": model, "revision": revision, "device": device, "settings": asdict(settings)}
-    splits = {}
-    for config in configs:
-        ds = _load_config(dataset, config, dataset_revision)
-        first = ds[next(iter(ds))][0]
-        for split, split_ds in ds.items():
-            key = f"{first['lang']}_seed{first['seed']}/{split}"
-            splits.setdefault(key, split_ds)
-    with Progress() as progress:
-        task = progress.add_task("masked word", total=sum(len(d) for d in splits.values()))
-        for key, split_ds in splits.items():
-            _score_split(split_ds, run / "chunks" / key, kwargs, num_proc, progress, task)
-    chunks = sorted((run / "chunks").glob("*/*/*.parquet"))
-    scored = pd.concat([pd.read_parquet(p) for p in chunks], ignore_index=True)
+    task = Task("masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key)
+    run, scored, header = run_task(task, dataset, model, out, **options)
     drops = Counter(
         f"{lang}/{split}:{status}"
         for lang, split, status in zip(
@@ -180,12 +228,7 @@ def evaluate_masked_word(
     items = _released_items(scored[scored["status"] == "scored"], model)
     items.to_parquet(run / "items.parquet", index=False)
     items.to_json(run / "items.jsonl", orient="records", lines=True, force_ascii=False)
-    header |= {
-        "rows": len(scored),
-        "scored": len(items),
-        "drops": dict(sorted(drops.items())),
-    }
-    (run / "run.json").write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
+    finish(run, header, rows=len(scored), scored=len(items), drops=dict(sorted(drops.items())))
     if summarize:
         from .report import summarize as write_summaries
 
