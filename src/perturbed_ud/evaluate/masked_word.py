@@ -8,15 +8,13 @@ fingerprint stays cheap. Each item gets a status: ``scored``, or the reason it c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
-import torch
+from dataclasses import dataclass
 
 from .batching import Batcher
 from .beam import beam_search
 from .masking import mask_target
 from .matching import normalize_word, words_match
-from .models import load_masked_lm
+from .models import device_for, load_masked_lm
 
 SCORINGS = ("paper", "lrec2026")
 
@@ -40,9 +38,6 @@ class MaskedWordSettings:
         if self.padding_side not in ("left", "right"):
             raise ValueError("padding_side must be left or right")
 
-    def signature(self) -> str:
-        return "|".join(f"{k}:{v}" for k, v in asdict(self).items())
-
 
 OUTPUT_COLUMNS = {
     "status": "",
@@ -55,12 +50,6 @@ OUTPUT_COLUMNS = {
     "word_level_match": False,
     "word_at_5": False,
 }
-
-
-def _device_for(device: str, rank: int | None) -> str:
-    if device == "cuda" and torch.cuda.device_count() > 0:
-        return f"cuda:{(rank or 0) % torch.cuda.device_count()}"
-    return device
 
 
 def _top_words(tokenizer, beams, settings: MaskedWordSettings) -> list[tuple[str, float]]:
@@ -85,7 +74,7 @@ def _top_words(tokenizer, beams, settings: MaskedWordSettings) -> list[tuple[str
 def score_batch(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function: predictions for a batch of rows of one split."""
     options = MaskedWordSettings(**settings)
-    lm = load_masked_lm(model, _device_for(device, rank), options.dtype, revision)
+    lm = load_masked_lm(model, device_for(device, rank), options.dtype, revision)
     tokenizer = lm.tokenizer
     items, where = [], []
     out = {name: [] for name in OUTPUT_COLUMNS}

@@ -77,6 +77,13 @@ def _local_revision(name: str) -> str | None:
 _CACHE: dict[tuple, LanguageModel] = {}
 
 
+def device_for(device: str, rank: int | None) -> str:
+    """``cuda`` in a `datasets.map` worker of rank r means GPU r (modulo the GPU count)."""
+    if device == "cuda" and torch.cuda.device_count() > 0:
+        return f"cuda:{(rank or 0) % torch.cuda.device_count()}"
+    return device
+
+
 def _load(name: str, causal: bool, device: str, dtype: str | None, revision: str | None):
     key = (name, causal, device, dtype, revision)
     if key not in _CACHE:
@@ -98,6 +105,16 @@ def load_masked_lm(
 ) -> LanguageModel:
     """`from_pretrained` a masked LM and its tokenizer, once per process and device."""
     return _load(name, False, device, dtype, revision)
+
+
+MODEL_KINDS = ("masked", "causal")
+
+
+def load_lm(kind: str, name: str, device: str, dtype: str | None, revision: str | None):
+    """A masked or a causal LM, by kind."""
+    if kind not in MODEL_KINDS:
+        raise ValueError(f"model kind must be one of {MODEL_KINDS}, not {kind!r}")
+    return _load(name, kind == "causal", device, dtype, revision)
 
 
 def load_causal_lm(

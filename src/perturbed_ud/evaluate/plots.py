@@ -20,7 +20,7 @@ SENSITIVITY_LABELS = {"S_full": "Full", "S_part": "Part", "S_head": "Head", "S_L
 INTERACTION_LABELS = {"I_full": "Full × L", "I_part": "Part × L", "I_head": "Head × L"}
 
 
-def _grouped_bars(
+def grouped_bars(
     table: pd.DataFrame,
     series: dict[str, str],
     path: str | Path,
@@ -67,7 +67,7 @@ def plot_accuracy(accuracy: pd.DataFrame, path: str | Path, metric: str = "word_
     wide = accuracy.pivot(index=["model_name", "lang"], columns="condition", values=columns)
     wide.columns = [c if m == metric else f"{c}{m.removeprefix(metric)}" for m, c in wide.columns]
     label = "top-1" if metric == "word_at_1" else "top-5"
-    return _grouped_bars(
+    return grouped_bars(
         wide.reset_index(),
         {c: PAPER_LABELS[c] for c in conditions},
         path,
@@ -78,7 +78,7 @@ def plot_accuracy(accuracy: pd.DataFrame, path: str | Path, metric: str = "word_
 
 def plot_sensitivity(effects: pd.DataFrame, path: str | Path) -> Path:
     """Figure 2: relative-drop sensitivities S with bootstrap 95 % intervals."""
-    return _grouped_bars(
+    return grouped_bars(
         effects,
         SENSITIVITY_LABELS,
         path,
@@ -89,7 +89,7 @@ def plot_sensitivity(effects: pd.DataFrame, path: str | Path) -> Path:
 
 def plot_interaction(effects: pd.DataFrame, path: str | Path) -> Path:
     """Figure 3: interactions I in accuracy space (I_full, I_part, I_head where present)."""
-    return _grouped_bars(
+    return grouped_bars(
         effects,
         INTERACTION_LABELS,
         path,
@@ -100,7 +100,7 @@ def plot_interaction(effects: pd.DataFrame, path: str | Path) -> Path:
 
 def plot_head_vs_part(effects: pd.DataFrame, path: str | Path) -> Path:
     """Figure 4: Δ = A_Part − A_Head per language (> 0: Head harms more)."""
-    return _grouped_bars(
+    return grouped_bars(
         effects,
         {"part_minus_head": "Part − Head"},
         path,

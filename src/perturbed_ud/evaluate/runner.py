@@ -102,7 +102,7 @@ class Task:
 
     name: str
     function: Callable
-    settings: object  # a frozen dataclass with a signature()
+    settings: object  # a frozen dataclass; every field goes into the run's signature
     split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
 
 
@@ -120,8 +120,8 @@ def run_task(
 ) -> tuple[Path, pd.DataFrame, dict]:
     """Score every split of ``configs`` (each distinct split once) into ``out/chunks``.
 
-    Returns the run folder, all scored rows (dataset columns plus the task's), and the run
-    header that `finish` completes.
+    Returns the run folder, all scored rows (dataset columns, the task's columns and the
+    ``split_key`` they were scored under), and the run header that `finish` completes.
     """
     from datasets.utils.logging import disable_progress_bar, enable_progress_bar
 
@@ -142,7 +142,7 @@ def run_task(
         "num_proc": num_proc,
         "versions": _versions(),
         "signature": f"{task.name}|model:{model}@{identity['revision']}|"
-        + task.settings.signature(),
+        + "|".join(f"{k}:{v}" for k, v in asdict(task.settings).items()),
     }
     _start(run, header)
     if num_proc and num_proc > 1:
@@ -165,10 +165,12 @@ def run_task(
                 _score_split(split_ds, folder, task.function, kwargs, num_proc, progress, bar)
     finally:
         enable_progress_bar()
-    chunks = [run / "chunks" / key / f"{k:05d}.parquet" for key in splits for k in
-              range(-(-len(splits[key]) // CHUNK_ROWS))]  # fmt: skip
-    scored = pd.concat([pd.read_parquet(p) for p in chunks], ignore_index=True)
-    return run, scored, header
+    parts = [
+        pd.read_parquet(run / "chunks" / key / f"{k:05d}.parquet").assign(split_key=key)
+        for key, split_ds in splits.items()
+        for k in range(-(-len(split_ds) // CHUNK_ROWS))
+    ]
+    return run, pd.concat(parts, ignore_index=True), header
 
 
 def finish(run: Path, header: dict, **results) -> None:

@@ -1,0 +1,186 @@
+"""Minimal pairs: does the model prefer the grammatical sentence?
+
+Masked LMs compare the two forms of the varied word(s) in the same context: every piece of
+the varied span is masked, then the pieces are scored left to right, each with the later
+pieces of the span still masked (so a multi-piece form is not penalised against a
+single-piece one for seeing its own continuation). Causal LMs compare summed sentence
+log-probabilities under an explicit BOS policy. Exact ties are reported apart, never counted
+as correct. Optional variants capitalise the first word and add a final period (CLAMS
+appendix B).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .batching import Batcher
+from .models import MODEL_KINDS, device_for, load_lm
+from .plots import grouped_bars
+from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
+from .stats import wilson_interval
+from .summary import write_table
+
+
+@dataclass(frozen=True)
+class MinimalPairSettings:
+    kind: str = "masked"
+    bos: str = "prepend"  # causal LMs only
+    capitalize: bool = False
+    final_period: bool = False
+    max_tokens: int = 16384
+    max_rows: int | None = None
+    padding_side: str = "right"
+    dtype: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in MODEL_KINDS:
+            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
+        if self.bos not in BOS_POLICIES:
+            raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
+
+
+def variant(sentence: str, settings: MinimalPairSettings) -> list[str]:
+    """The sentence's words, capitalised and with a final period if asked."""
+    words = sentence.split(" ")
+    if settings.capitalize:
+        words[0] = words[0][:1].upper() + words[0][1:]
+    if settings.final_period and words[-1] != ".":
+        words.append(".")
+    return words
+
+
+def span_rows(tokenizer, words: list[str], positions: list[int]):
+    """Rows scoring the pieces of the words at ``positions`` left to right, the whole span
+    masked ahead of each piece; and the span's piece count."""
+    ids, word_ids = masked_pieces(tokenizer, words)
+    span = [k for k, w in enumerate(word_ids) if w is not None and w in set(positions)]
+    rows = []
+    for i, k in enumerate(span):
+        row = list(ids)
+        for later in span[i:]:
+            row[later] = tokenizer.mask_token_id
+        rows.append((row, k, ids[k]))
+    return rows, len(span)
+
+
+def _masked_scores(batcher: Batcher, sentences, spans) -> tuple[list[float], list[int]]:
+    tokenizer = batcher.lm.tokenizer
+    rows, positions, golds, owners, sizes = [], [], [], [], []
+    for s, (words, positions_of_form) in enumerate(zip(sentences, spans, strict=True)):
+        pieces, size = span_rows(tokenizer, words, positions_of_form)
+        sizes.append(size)
+        for row, position, gold in pieces:
+            rows.append(row)
+            positions.append(position)
+            golds.append(gold)
+            owners.append(s)
+    totals = [0.0] * len(sentences)
+    for s, value in zip(owners, batcher.gold_log_probs(rows, positions, golds), strict=True):
+        totals[s] += value
+    return totals, sizes
+
+
+def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings: dict):
+    """`datasets.map` function over minimal-pair rows (clams dataset)."""
+    options = MinimalPairSettings(**settings)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    batcher = Batcher(lm, options.max_tokens, options.padding_side, options.max_rows)
+    good = [variant(s, options) for s in batch["sentence_good"]]
+    bad = [variant(s, options) for s in batch["sentence_bad"]]
+    if options.kind == "causal":
+        scores = causal_log_likelihoods(batcher, good + bad, options.bos)
+        totals = [sum(s.log_probs) for s in scores]
+        good_scores, bad_scores = totals[: len(good)], totals[len(good) :]
+        good_pieces = [len(s.log_probs) for s in scores[: len(good)]]
+        bad_pieces = [len(s.log_probs) for s in scores[len(good) :]]
+    else:
+        spans = list(batch["good_positions"]) + list(batch["bad_positions"])
+        totals, sizes = _masked_scores(batcher, good + bad, spans)
+        good_scores, bad_scores = totals[: len(good)], totals[len(good) :]
+        good_pieces, bad_pieces = sizes[: len(good)], sizes[len(good) :]
+    outcome = [
+        "tie" if g == b else ("correct" if g > b else "incorrect")
+        for g, b in zip(good_scores, bad_scores, strict=True)
+    ]
+    return {
+        "good_score": good_scores,
+        "bad_score": bad_scores,
+        "good_pieces": good_pieces,
+        "bad_pieces": bad_pieces,
+        "outcome": outcome,
+    }
+
+
+def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
+    """Accuracy per language and construction with Wilson intervals (true N), ties apart,
+    the single-token subset, and the share of distinct varied forms that are one piece."""
+    scored = scored.assign(lang=scored["pair_id"].str.split("/").str[0])
+    rows = []
+    for (lang, construction), group in scored.groupby(["lang", "construction"], sort=True):
+        n = len(group)
+        correct = int((group["outcome"] == "correct").sum())
+        single = group[(group["good_pieces"] == 1) & (group["bad_pieces"] == 1)]
+        forms = pd.concat(
+            [
+                group[["good_form", "good_pieces"]].set_axis(["form", "pieces"], axis=1),
+                group[["bad_form", "bad_pieces"]].set_axis(["form", "pieces"], axis=1),
+            ]
+        ).drop_duplicates("form")
+        lo, hi = wilson_interval(correct / n, n)
+        rows.append(
+            {
+                "model_name": model_name,
+                "lang": lang,
+                "construction": construction,
+                "accuracy": correct / n,
+                "accuracy_lo": float(lo),
+                "accuracy_hi": float(hi),
+                "N": n,
+                "correct": correct,
+                "incorrect": int((group["outcome"] == "incorrect").sum()),
+                "ties": int((group["outcome"] == "tie").sum()),
+                "single_token_accuracy": (
+                    float((single["outcome"] == "correct").mean()) if len(single) else float("nan")
+                ),
+                "single_token_N": len(single),
+                "single_piece_forms": float((forms["pieces"] == 1).mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def evaluate_minimal_pairs(
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    settings: MinimalPairSettings | None = None,
+    **options,
+) -> Path:
+    """Score every pair of the dataset's configs; write pairs, accuracy tables and a figure."""
+    from .runner import Task, finish, run_task
+
+    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings())
+    run, scored, header = run_task(task, dataset, model, out, **options)
+    scored.to_parquet(run / "pairs.parquet", index=False)
+    table = pair_accuracy(scored, model)
+    write_table(table, run / "accuracy.csv", markdown=True)
+    wide = table.pivot(index=["model_name", "lang"], columns="construction")
+    flat = pd.DataFrame(
+        {
+            (name if stat == "accuracy" else f"{name}_{stat.split('_')[-1]}"): wide[(stat, name)]
+            for stat in ("accuracy", "accuracy_lo", "accuracy_hi")
+            for name in table["construction"].unique()
+        }
+    ).reset_index()
+    constructions = {name: name for name in sorted(table["construction"].unique())}
+    grouped_bars(
+        flat, constructions, run / "accuracy.png",
+        title="Minimal-pair accuracy (Wilson 95% CI)", ylabel="accuracy",
+    )  # fmt: skip
+    outcomes = scored["outcome"].value_counts().to_dict()
+    finish(run, header, pairs=len(scored), outcomes=outcomes)
+    return run

@@ -1,0 +1,150 @@
+"""The ``score`` task: how surprising are nonce sentences compared with their originals?
+
+Every sentence of every split gets token, word and sentence log-probabilities (PPL for causal
+LMs, PPPL or PPPL-l2r for masked LMs). Splits of one config are aligned by ``sent_id``, so
+each nonce sentence is compared with its own original: the nonce/orig ratio per sentence,
+its quartiles, a Wilcoxon signed-rank test on the paired log-perplexities, and box plots.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from scipy.stats import wilcoxon
+
+from .batching import Batcher
+from .models import MODEL_KINDS, device_for, load_lm
+from .sentence_scores import (
+    BOS_POLICIES,
+    PLL_METRICS,
+    causal_log_likelihoods,
+    pseudo_log_likelihoods,
+)
+from .summary import write_table
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    kind: str = "masked"
+    metric: str = "within_word_l2r"  # masked LMs: PPPL-l2r, or "original" for PPPL
+    bos: str = "prepend"  # causal LMs
+    words_column: str = "forms"
+    max_tokens: int = 16384
+    max_rows: int | None = None
+    padding_side: str = "right"
+    dtype: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in MODEL_KINDS:
+            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
+        if self.metric not in PLL_METRICS or self.bos not in BOS_POLICIES:
+            raise ValueError(f"metric in {PLL_METRICS}, bos in {BOS_POLICIES}")
+
+    @property
+    def measure(self) -> str:
+        if self.kind == "causal":
+            return "PPL"
+        return "PPPL-l2r" if self.metric == "within_word_l2r" else "PPPL"
+
+
+def score_sentences(batch, rank=None, *, model: str, revision, device: str, settings: dict):
+    """`datasets.map` function: token, word and sentence scores of a batch of sentences."""
+    options = ScoreSettings(**settings)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    batcher = Batcher(lm, options.max_tokens, options.padding_side, options.max_rows)
+    sentences = [list(words) for words in batch[options.words_column]]
+    if options.kind == "causal":
+        scores = causal_log_likelihoods(batcher, sentences, options.bos)
+    else:
+        scores = pseudo_log_likelihoods(batcher, sentences, options.metric)
+    out = {"token_log_probs": [], "token_words": [], "word_log_probs": []}
+    out |= {"log_prob": [], "n_tokens": [], "perplexity": []}
+    for words, s in zip(sentences, scores, strict=True):
+        total = sum(s.log_probs)
+        n = len(s.log_probs)
+        out["token_log_probs"].append(s.log_probs)
+        out["token_words"].append(s.words)
+        out["word_log_probs"].append(s.word_totals(len(words)))
+        out["log_prob"].append(total)
+        out["n_tokens"].append(n)
+        out["perplexity"].append(math.exp(-total / n) if n else float("nan"))
+    return out
+
+
+def nonce_ratios(scored: pd.DataFrame) -> pd.DataFrame:
+    """One row per sentence present in both ``orig`` and ``nonce`` of a config."""
+    scored = scored.assign(
+        config=scored["split_key"].str.split("/").str[0],
+        split=scored["split_key"].str.split("/").str[1],
+    )
+    keys = ["config", "sent_id"]
+    orig = scored[scored["split"] == "orig"].set_index(keys)["perplexity"]
+    nonce = scored[scored["split"] == "nonce"].set_index(keys)["perplexity"]
+    paired = pd.DataFrame({"orig": orig, "nonce": nonce}).dropna().reset_index()
+    return paired.assign(ratio=paired["nonce"] / paired["orig"])
+
+
+def ratio_summary(paired: pd.DataFrame, model_name: str, measure: str) -> pd.DataFrame:
+    """Quartiles of the nonce/orig ratio and a paired Wilcoxon signed-rank test per config."""
+    rows = []
+    for config, group in paired.groupby("config", sort=True):
+        differences = np.log(group["nonce"]) - np.log(group["orig"])
+        test = wilcoxon(differences) if np.any(differences != 0) else None
+        q1, median, q3 = np.quantile(group["ratio"], [0.25, 0.5, 0.75])
+        rows.append(
+            {
+                "model_name": model_name,
+                "config": config,
+                "measure": measure,
+                "N": len(group),
+                "orig_median": float(group["orig"].median()),
+                "nonce_median": float(group["nonce"].median()),
+                "ratio_q1": q1,
+                "ratio_median": median,
+                "ratio_q3": q3,
+                "wilcoxon_statistic": float(test.statistic) if test else float("nan"),
+                "wilcoxon_p": float(test.pvalue) if test else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ratio_boxplot(paired: pd.DataFrame, path: Path, measure: str) -> Path:
+    configs = sorted(paired["config"].unique())
+    fig = Figure(figsize=(max(4.0, 1.2 * len(configs) + 1.5), 3.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.boxplot([paired.loc[paired["config"] == c, "ratio"] for c in configs], showfliers=False)
+    ax.set_xticks(range(1, len(configs) + 1), configs, rotation=30, ha="right")
+    ax.axhline(1.0, color="grey", linewidth=0.6)
+    ax.set_yscale("log")
+    ax.set_ylabel(f"{measure} nonce / orig")
+    fig.savefig(path, dpi=150)
+    return path
+
+
+def evaluate_scores(
+    dataset: str, model: str, out: str | Path, *, settings: ScoreSettings | None = None, **options
+) -> Path:
+    """Score every sentence; write scores, the nonce/orig comparison and its figure."""
+    from .runner import Task, finish, run_task
+
+    settings = settings or ScoreSettings()
+    task = Task("score", score_sentences, settings)
+    run, scored, header = run_task(task, dataset, model, out, **options)
+    scored.to_parquet(run / "scores.parquet", index=False)
+    paired = nonce_ratios(scored)
+    results = {"sentences": len(scored), "paired": len(paired)}
+    if len(paired):
+        paired.to_parquet(run / "nonce_ratios.parquet", index=False)
+        summary = ratio_summary(paired, model, settings.measure)
+        write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
+        ratio_boxplot(paired, run / "nonce_ratio.png", settings.measure)
+    finish(run, header, **results)
+    return run
