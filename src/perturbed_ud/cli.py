@@ -115,6 +115,36 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
     click.echo(f"wrote {folder}")
 
 
+@build.command("clams")
+@click.option("--langs", help="Comma list (default: every language the grammars cover).")
+@click.option(
+    "--grammar-dir", type=click.Path(),
+    help="Folder of .avg grammars: one language's, or <lang>/ (<lang>_replication/) folders.",
+)  # fmt: skip
+@click.option("--lang", help="The language of a --grammar-dir that holds .avg files itself.")
+@click.option("--out", required=True, type=click.Path(), help="Output folder.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
+def build_clams(langs, grammar_dir, lang, out, overwrite) -> None:
+    """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
+
+    Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
+    """
+    from .builders.clams import build_clams as run
+    from .grammar import GrammarError
+
+    try:
+        folder = run(
+            out,
+            langs=_words(langs) if langs else None,
+            grammar_dir=grammar_dir,
+            lang=lang,
+            overwrite=overwrite,
+        )
+    except (GrammarError, ValueError, FileExistsError, OSError) as err:
+        fail(err)
+    click.echo(f"wrote {folder}")
+
+
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.option("--repo-id", required=True, help="Hub dataset repo, e.g. me/perturbed-ud.")

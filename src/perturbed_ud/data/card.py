@@ -4,9 +4,15 @@ The YAML lists every config with its ``data_files`` (only non-empty splits: one 
 breaks its whole config) and ``version`` (the one version that reaches ``info.version``), plus
 a ``perturbed_ud`` block whose build signature changes with the content, so a rebuilt folder
 never reuses a stale `datasets` cache.
+
+The frame (YAML, title, version, loading, section order) is shared by every dataset; what each
+dataset says in its sections is a `CardText`. A manifest lists what it was built from under
+``treebanks`` or, for other inputs, ``sources`` (each with ``lang`` and ``license``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
@@ -26,14 +32,34 @@ UD_CITATION = """\
   year = {2021}
 }"""
 
+PERTURBED_UD_TAGS = ["universal-dependencies", "word-order", "morphology", "perturbation"]
 
-def yaml_metadata(manifest: dict) -> DatasetCardData:
-    licences = sorted({hub_licence(t["license"]) for t in manifest["treebanks"]})
+
+def inputs(manifest: dict) -> list[dict]:
+    """What the dataset was built from: its treebanks, or else its other sources."""
+    return manifest["treebanks"] if "treebanks" in manifest else manifest["sources"]
+
+
+@dataclass(frozen=True)
+class CardText:
+    """A dataset's own words in the card: YAML tags, the comment on its loading example, the
+    paragraph after it, and the bodies of the Sources, Statistics and Citation sections."""
+
+    loading_comment: str
+    parameters: str
+    sources: str
+    statistics: str
+    citation: str
+    tags: list[str] = field(default_factory=lambda: list(PERTURBED_UD_TAGS))
+
+
+def yaml_metadata(manifest: dict, tags: list[str] | None = None) -> DatasetCardData:
+    licences = sorted({hub_licence(t["license"]) for t in inputs(manifest)})
     data = DatasetCardData(
         license=licences[0] if len(licences) == 1 else licences,
         pretty_name=manifest["pretty_name"],
-        language=sorted({t["lang"] for t in manifest["treebanks"]}),
-        tags=["universal-dependencies", "word-order", "morphology", "perturbation"],
+        language=sorted({t["lang"] for t in inputs(manifest)}),
+        tags=list(PERTURBED_UD_TAGS if tags is None else tags),
     )
     data["perturbed_ud"] = {
         "dataset": manifest["dataset"],
@@ -53,7 +79,7 @@ def yaml_metadata(manifest: dict) -> DatasetCardData:
     return data
 
 
-def _table(header: list[str], rows: list[list]) -> str:
+def markdown_table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -64,9 +90,8 @@ def _rate(pair: list[int]) -> str:
     return f"{changed / total:.3f}" if total else "–"
 
 
-def render(manifest: dict, description: str) -> str:
-    """The whole card: YAML, what the dataset is, how to load it, statistics, credits."""
-    first = next(iter(manifest["configs"]), "CONFIG")
+def perturbed_ud_text(manifest: dict) -> CardText:
+    """The sections of a perturbed-ud card: treebanks, per-config statistics, UD citations."""
     treebank_rows = [
         [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
         for t in manifest["treebanks"]
@@ -90,6 +115,35 @@ def render(manifest: dict, description: str) -> str:
         if t["citation"]
     )
     params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
+    stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
+    return CardText(
+        loading_comment="one split per condition",
+        parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
+        sources=f"""\
+{markdown_table(["treebank", "lang", "UD release", "licence", "files"], treebank_rows)}
+
+Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.""",
+        statistics=f"""\
+N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
+words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
+scramble (share of words whose absolute position differs from the original).
+
+{markdown_table(stat_header, stat_rows)}""",
+        citation=f"""\
+Universal Dependencies:
+
+```
+{UD_CITATION}
+```
+
+{citations}""",
+    )
+
+
+def render(manifest: dict, description: str, text: CardText | None = None) -> str:
+    """The whole card: YAML, what the dataset is, how to load it, statistics, credits."""
+    text = text or perturbed_ud_text(manifest)
+    first = next(iter(manifest["configs"]), "CONFIG")
     body = f"""
 # {manifest["pretty_name"]}
 
@@ -103,37 +157,25 @@ Signature: `{manifest["signature"]}`.
 from datasets import load_dataset, get_dataset_config_names
 
 get_dataset_config_names("path/to/{manifest["dataset"]}")
-ds = load_dataset("path/to/{manifest["dataset"]}", "{first}")  # one split per condition
+ds = load_dataset("path/to/{manifest["dataset"]}", "{first}")  # {text.loading_comment}
 ```
 
-Build parameters: {params}. Sentence selection: {manifest["selection"]}.
+{text.parameters}
 
 ## Sources
 
-{_table(["treebank", "lang", "UD release", "licence", "files"], treebank_rows)}
-
-Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.
+{text.sources}
 
 ## Statistics
 
-N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
-words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
-scramble (share of words whose absolute position differs from the original).
-
-{_table(["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"], stat_rows)}
+{text.statistics}
 
 ## Citation
 
-Universal Dependencies:
-
-```
-{UD_CITATION}
-```
-
-{citations}
+{text.citation}
 """
-    return f"---\n{yaml_metadata(manifest).to_yaml()}\n---\n{body}"
+    return f"---\n{yaml_metadata(manifest, text.tags).to_yaml()}\n---\n{body}"
 
 
-def write_card(folder, manifest: dict, description: str) -> None:
-    DatasetCard(render(manifest, description)).save(folder / "README.md")
+def write_card(folder, manifest: dict, description: str, text: CardText | None = None) -> None:
+    DatasetCard(render(manifest, description, text)).save(folder / "README.md")

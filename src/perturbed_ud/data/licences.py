@@ -12,10 +12,17 @@ import re
 
 _CC = re.compile(r"^CC[ -]?(BY(?:[ -](?:NC|ND|SA))*)[ -]?(\d\.\d)?", re.I)
 
+# Permissive licences of code-like sources (grammars, word lists), by their Hub identifiers.
+PERMISSIVE = {"apache-2.0", "mit", "bsd-2-clause", "bsd-3-clause"}
+
 
 def hub_licence(text: str) -> str:
-    """``CC BY-SA 4.0`` -> ``cc-by-sa-4.0``; ``GNU GPL 3.0`` -> ``gpl-3.0``; else ``other``."""
+    """``CC BY-SA 4.0`` -> ``cc-by-sa-4.0``; ``GNU GPL 3.0`` -> ``gpl-3.0``; ``Apache-2.0``
+    -> ``apache-2.0``; else ``other``."""
     text = text.strip()
+    spdx = re.sub(r"[ _]+", "-", text.lower()).replace("apache-license-", "apache-")
+    if spdx in PERMISSIVE:
+        return spdx
     match = _CC.match(text)
     if match:
         parts = re.split(r"[ -]", match.group(1).lower())

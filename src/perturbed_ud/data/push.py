@@ -4,6 +4,8 @@ The folder goes up whole with ``upload_folder`` (remote Parquet files that the b
 has are deleted, so stale configs cannot linger) and the commit is pinned by a ``v<version>``
 tag, the revision users pass to ``load_dataset``. Everything that can be checked locally is
 checked before the first Hub call, and an existing tag stops the push before ``main`` changes.
+The licences checked are those of the manifest's ``treebanks`` or, for a dataset built from
+other inputs, of its ``sources``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datasets.utils.version import Version
 from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
 
+from .card import inputs
 from .licences import publishing_problem
 
 LICENCE_FLAG = "--allow-licence-risk"
@@ -39,7 +42,12 @@ def _manifest(folder: Path) -> dict:
     except ValueError as err:
         raise PushError(f"{path} is not valid JSON: {err}") from None
     keys = ("dataset", "version", "treebanks", "configs")
-    absent = [k for k in keys if k not in manifest] if isinstance(manifest, dict) else keys
+    if isinstance(manifest, dict):
+        absent = [k for k in keys if k not in manifest]
+        if "sources" in manifest and "treebanks" in absent:
+            absent.remove("treebanks")
+    else:
+        absent = list(keys)
     if absent:
         raise PushError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
     return manifest
@@ -52,13 +60,17 @@ def _parse_version(text: str, what: str) -> Version:
         raise PushError(f"{what} {text!r} is not a version of the form x.y.z, e.g. 1.0.0") from None
 
 
+def _input_kind(manifest: dict) -> str:
+    return "treebank" if "treebanks" in manifest else "source"
+
+
 def licence_problems(manifest: dict) -> list[str]:
-    """One line per treebank whose licence makes publishing risky."""
+    """One line per treebank (or source) whose licence makes publishing risky."""
     problems = []
-    for treebank in manifest["treebanks"]:
-        problem = publishing_problem(treebank.get("license", "unknown"))
+    for source in inputs(manifest):
+        problem = publishing_problem(source.get("license", "unknown"))
         if problem:
-            problems.append(f"{treebank.get('name', '?')}: {problem}")
+            problems.append(f"{source.get('name', '?')}: {problem}")
     return problems
 
 
@@ -102,10 +114,11 @@ def push_folder(
         raise PushError(f"bad --repo-id: {err}") from None
 
     problems = licence_problems(manifest)
+    kind = _input_kind(manifest)
     if problems and not allow_licence_risk:
         listing = "\n".join(f"  {p}" for p in problems)
         raise PushError(
-            f"refusing to publish: some treebank licences forbid or do not clearly allow "
+            f"refusing to publish: some {kind} licences forbid or do not clearly allow "
             f"a public derived dataset:\n{listing}\n"
             f"Check the licences; pass {LICENCE_FLAG} to publish anyway."
         )
@@ -114,7 +127,7 @@ def push_folder(
             "\n".join(f"  {p}" for p in problems)
         )
     else:
-        verdict = "licences: every treebank licence allows publishing"
+        verdict = f"licences: every {kind} licence allows publishing"
 
     tag = f"v{manifest['version']}"
     dataset = manifest["dataset"]

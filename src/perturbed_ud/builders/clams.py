@@ -1,0 +1,401 @@
+"""The ``clams`` dataset: subject-verb agreement minimal pairs from attribute-varying grammars.
+
+One config per language, one split per construction (the grammar's file name, already a valid
+split name), one row per minimal pair in generation order: the order of the released CLAMS
+evalsets, so the released grammars give back the released sentences. Grammars come from a
+folder of ``.avg`` files: the project's own (``lexicons/clams/<lang>/``, Apache-2.0) by
+default, or any ``--grammar-dir``, which holds either one language's grammars or one folder
+per language (``<lang>/``, or ``<lang>_replication/`` as in the CLAMS repository).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datasets import Features, List, Value
+
+from .. import __version__
+from ..data.card import CardText, markdown_table, write_card
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..grammar.evalset import COMMON, read_grammar_folder
+from ..grammar.expand import MinimalPair, minimal_sets
+from ..grammar.parser import Grammar, GrammarError
+
+NAME = "clams"
+VERSION = "1.0.0"
+PRETTY_NAME = "CLAMS: cross-linguistic agreement minimal pairs"
+TAGS = ["minimal-pairs", "subject-verb-agreement", "syntax", "clams", "grammaticality"]
+CHUNK_PAIRS = 10_000  # pairs per Parquet row group; fixed, so output is deterministic
+
+DEFAULT_GRAMMARS = Path(__file__).resolve().parents[1] / "lexicons" / "clams"
+EMBEDDED_LICENCE = "Apache-2.0"
+REPLICATION = "_replication"  # the CLAMS repository's per-language folder suffix
+LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt", "COPYING")
+
+_LANG = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_SPLIT = re.compile(r"[a-z0-9_]+")
+
+FEATURES = Features(
+    {
+        "pair_id": Value("string"),
+        "lang": Value("string"),
+        "construction": Value("string"),
+        "item": Value("int32"),
+        "template": Value("int32"),
+        "sentence_good": Value("string"),
+        "sentence_bad": Value("string"),
+        "good_form": Value("string"),
+        "bad_form": Value("string"),
+        "good_positions": List(Value("int32")),
+        "bad_positions": List(Value("int32")),
+        "preterminal": Value("string"),
+        "good_attributes": List(Value("string")),
+        "bad_attributes": List(Value("string")),
+        "varied_attributes": List(Value("string")),
+    }
+)
+
+CLAMS_CITATION = """\
+@inproceedings{mueller-etal-2020-cross,
+  title = {Cross-Linguistic Syntactic Evaluation of Word Prediction Models},
+  author = {Mueller, Aaron and Nicolai, Garrett and Petrou-Zeniou, Panayiota and
+            Talmina, Natalia and Linzen, Tal},
+  booktitle = {Proceedings of the 58th Annual Meeting of the Association for
+               Computational Linguistics},
+  pages = {5523--5539},
+  year = {2020},
+  address = {Online},
+  publisher = {Association for Computational Linguistics},
+  doi = {10.18653/v1/2020.acl-main.490}
+}"""
+
+DESCRIPTION = """\
+Subject-verb agreement minimal pairs in the constructions of CLAMS (Mueller et al. 2020),
+generated from attribute-varying grammars: each template is expanded over every combination of
+its words, and the varied preterminal (usually the verb) is swapped for a form whose attributes
+differ (e.g. `VP[3,s]` for `VP[3,p]`), which makes the sentence ungrammatical. A model is right
+on a pair when it prefers `sentence_good` to `sentence_bad`.
+
+| split | construction (English example; * ungrammatical) |
+|---|---|
+| `simple_agrmt` | the author laughs / *laugh |
+| `prep_anim` | the farmer near the parents smiles / *smile |
+| `subj_rel` | the officers that love the skater smile / *smiles |
+| `vp_coord` | the senator smiles and laughs / *laugh |
+| `long_vp_coord` | the manager writes in a journal every day and likes / *like to watch … |
+| `obj_rel_across_anim` | the farmer that the parents love swims / *swim |
+| `obj_rel_within_anim` | the farmer that the parents love / *loves swims |
+
+Configs are languages; a construction a language's grammars lack is simply not a split of it.
+Rows are in generation order, the order of the released CLAMS evalsets. Columns: `pair_id`
+(`<lang>/<construction>/<item>-<k>`: the k-th ungrammatical variant of minimal set `item`),
+`lang`, `construction`, `item` (the grammatical sentence's minimal set, from 0), `template`
+(the grammar's template, from 1 in file order), `sentence_good`, `sentence_bad`, `good_form`
+and `bad_form` (the varied words), `good_positions` and `bad_positions` (their word indices in
+`sentence.split(" ")`, from 0; a form may be several words, as French *est jeune* / *sont
+jeunes*), `preterminal` (the varied slot, e.g. `VP`), `good_attributes`, `bad_attributes` and
+`varied_attributes` (those that tell the forms apart). Sentences are lowercase and without
+final punctuation, as released; add them at evaluation time if a model needs them.
+"""
+
+
+@dataclass
+class GrammarSource:
+    """One language's grammar folder, where it came from and under which licence."""
+
+    lang: str
+    folder: Path
+    name: str
+    license: str
+    origin: str  # "perturbed-ud", "CLAMS repository" or "folder"
+    licence_file: str | None = None
+    copyright: str | None = None
+    grammars: dict[str, Grammar] = field(default_factory=dict)
+
+    def files(self) -> list[Path]:
+        """The grammar files read: ``common.avg`` first if present, then each construction's."""
+        common = self.folder / COMMON
+        own = [Path(g.path) for g in self.grammars.values()]
+        return ([common] if common.is_file() else []) + own
+
+    def describe(self, embedded: bool) -> dict:
+        if embedded:
+            inside = self.folder.relative_to(DEFAULT_GRAMMARS).as_posix()
+            folder = "lexicons/clams" + ("" if inside == "." else f"/{inside}")
+        else:
+            folder = str(self.folder)
+        entry = {
+            "lang": self.lang,
+            "name": self.name,
+            "origin": self.origin,
+            "license": self.license,
+            "licence_file": self.licence_file,
+            "copyright": self.copyright,
+            "folder": folder,
+            "files": [
+                {"name": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+                for p in self.files()
+            ],
+            "citation": CLAMS_CITATION,
+        }
+        return {k: v for k, v in entry.items() if v is not None}
+
+
+def _has_grammars(folder: Path) -> bool:
+    return any(p.name != COMMON for p in folder.glob("*.avg"))
+
+
+def _licence(folder: Path) -> tuple[str, str | None, str | None]:
+    """(licence, file, copyright holders) from a licence file beside or above the grammars."""
+    for place in (folder, folder.parent):
+        for name in LICENCE_FILES:
+            path = place / name
+            if not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if "Apache License" in text and "Version 2.0" in text:
+                licence = "Apache-2.0"
+            elif "MIT License" in text or "Permission is hereby granted, free of charge" in text:
+                licence = "MIT"
+            else:
+                licence = f"unknown (see {path.name})"
+            holders = re.findall(r"^\s*Copyright\s+(?:\([cC]\)\s*)?(\S.*?)\s*$", text, re.M)
+            holders = [h for h in holders if not h.startswith("[")]
+            return licence, str(path), holders[-1] if holders else None
+    return "unknown", None, None
+
+
+def _source(lang: str, folder: Path, embedded: bool) -> GrammarSource:
+    if not _LANG.fullmatch(lang):
+        raise GrammarError(folder, None, f"language {lang!r} is not a config name ([a-z0-9_-])")
+    if embedded:
+        return GrammarSource(
+            lang, folder, f"perturbed-ud grammars ({lang})", EMBEDDED_LICENCE, "perturbed-ud"
+        )
+    licence, licence_file, holders = _licence(folder)
+    if folder.name.endswith(REPLICATION):
+        name, origin = f"CLAMS, Mueller et al. 2020 ({folder.name})", "CLAMS repository"
+    else:
+        name, origin = f"grammars {folder.name}", "folder"
+    return GrammarSource(lang, folder, name, licence, origin, licence_file, holders)
+
+
+def find_languages(grammar_dir: str | Path | None = None, lang: str | None = None) -> dict:
+    """{lang: GrammarSource} of a grammar folder, in language order.
+
+    A folder with construction grammars of its own is one language, named by `lang`; otherwise
+    each subfolder with grammars is a language, ``de_replication`` being ``de``.
+    """
+    embedded = grammar_dir is None
+    root = Path(DEFAULT_GRAMMARS if embedded else grammar_dir)
+    if not root.is_dir():
+        if embedded:
+            raise GrammarError(root, None, "no embedded grammars: pass --grammar-dir")
+        raise GrammarError(root, None, "not a folder of .avg grammars")
+    if _has_grammars(root):
+        if not lang:
+            raise ValueError(f"{root} holds one language's grammars: name the language with --lang")
+        return {lang: _source(lang, root, embedded)}
+    if lang:
+        raise ValueError(
+            f"--lang names the language of a folder of .avg files, but {root} holds "
+            "per-language folders: choose among them with --langs"
+        )
+    found: dict[str, GrammarSource] = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and _has_grammars(p)):
+        name = folder.name.removesuffix(REPLICATION) or folder.name
+        if name in found:
+            other = found[name].folder.name
+            raise ValueError(f"{root}: both {other}/ and {folder.name}/ hold {name!r} grammars")
+        found[name] = _source(name, folder, embedded)
+    if not found:
+        raise GrammarError(
+            root, None, "no grammars: neither *.avg files nor per-language folders of them"
+        )
+    return dict(sorted(found.items()))
+
+
+def select_languages(found: dict, langs: list[str] | None) -> list[GrammarSource]:
+    if not langs:
+        return list(found.values())
+    missing = [lang for lang in langs if lang not in found]
+    if missing:
+        raise ValueError(
+            f"no grammars for {', '.join(missing)} (found: {', '.join(found) or 'none'})"
+        )
+    return [found[lang] for lang in dict.fromkeys(langs)]
+
+
+def _read(source: GrammarSource) -> None:
+    grammars = read_grammar_folder(source.folder)
+    for name, grammar in grammars.items():
+        if not _SPLIT.fullmatch(name):
+            raise GrammarError(
+                grammar.path, None, f"construction {name!r} names a split: use [a-z0-9_] only"
+            )
+    source.grammars = grammars
+
+
+def pair_row(lang: str, pair: MinimalPair, k: int) -> tuple:
+    """The values of `FEATURES`, in order, for the k-th pair of a minimal set."""
+    return (
+        f"{lang}/{pair.construction}/{pair.item}-{k}",
+        lang,
+        pair.construction,
+        pair.item,
+        pair.template,
+        pair.good,
+        pair.bad,
+        pair.good_form,
+        pair.bad_form,
+        list(pair.good_positions),
+        list(pair.bad_positions),
+        pair.preterminal,
+        list(pair.good_attributes),
+        list(pair.bad_attributes),
+        list(pair.varied_attributes),
+    )
+
+
+def _write(writer: ParquetSplitWriter, lang: str, name: str, rows: list[tuple]) -> None:
+    for start in range(0, len(rows), CHUNK_PAIRS):
+        columns = zip(*rows[start : start + CHUNK_PAIRS], strict=True)
+        arrow = table(dict(zip(FEATURES, map(list, columns), strict=True)), FEATURES)
+        writer.write(lang, name, arrow)
+
+
+def _generate(writer: ParquetSplitWriter, source: GrammarSource) -> dict:
+    """Write a language's splits; return its manifest entry."""
+    splits, sets_per_split, drops, empty = {}, {}, Counter(), []
+    for name, grammar in source.grammars.items():
+        rows: list[tuple] = []
+        sets = minimal_sets(grammar)
+        for minimal_set in sets:
+            if not minimal_set.pairs:
+                drops[f"{name}:no_ungrammatical_variant"] += 1
+            rows.extend(pair_row(source.lang, p, k) for k, p in enumerate(minimal_set.pairs))
+        sets_per_split[name] = len(sets)
+        if rows:
+            _write(writer, source.lang, name, rows)
+            splits[name] = len(rows)
+        else:
+            empty.append(name)
+    return {
+        "splits": splits,
+        "minimal_sets": sets_per_split,
+        "drops": dict(sorted(drops.items())),
+        "empty_splits": empty,
+    }
+
+
+def _signature(langs: list[str], sources: list[dict]) -> str:
+    digest = hashlib.sha256()
+    for source in sources:
+        for f in source["files"]:
+            digest.update(f"{source['lang']}\t{f['name']}\t{f['sha256']}\n".encode())
+    parts = [
+        f"{NAME}:{VERSION}",
+        "langs:" + ",".join(langs),
+        f"grammars:{digest.hexdigest()[:16]}",
+        f"toolkit:{__version__}",
+    ]
+    return "|".join(parts)
+
+
+def card_text(manifest: dict) -> CardText:
+    """The sections of a clams card: grammar sources, pairs per construction and language."""
+    source_rows = [
+        [
+            s["lang"],
+            s["name"],
+            s["license"] + (f" ({s['copyright']})" if s.get("copyright") else ""),
+            ", ".join(f["name"] for f in s["files"]),
+        ]
+        for s in manifest["sources"]
+    ]
+    configs = manifest["configs"]
+    langs = list(configs)
+    constructions = list(
+        dict.fromkeys(c for config in configs.values() for c in config["minimal_sets"])
+    )
+    stat_rows = [
+        [f"`{c}`", *(configs[lang]["splits"].get(c, "–") for lang in langs)] for c in constructions
+    ]
+    stat_rows.append(["total", *(sum(configs[lang]["splits"].values()) for lang in langs)])
+    drops = [
+        f"{lang} {reason} {n}" for lang in langs for reason, n in configs[lang]["drops"].items()
+    ]
+    empty = [f"{lang} {s}" for lang in langs for s in configs[lang]["empty_splits"]]
+    languages = ", ".join(langs)
+    return CardText(
+        loading_comment="one split per construction",
+        parameters=f"Languages: {languages}. Rows: one per minimal pair.",
+        sources=f"""\
+{markdown_table(["lang", "grammars", "licence", "files"], source_rows)}
+
+The grammars of this project (`lexicons/clams/`) are under Apache-2.0, the licence of the
+perturbed-ud code; the grammars of the CLAMS repository (Mueller et al. 2020) are under
+Apache-2.0 too. The sha256 of every grammar file is in `build.json`.""",
+        statistics=f"""\
+N minimal pairs per construction (split) and language (config). Grammatical sentences without
+any ungrammatical variant give no pair and are counted as drops: {", ".join(drops) or "none"}.
+Constructions without any pair, left out: {", ".join(empty) or "none"}.
+
+{markdown_table(["construction", *langs], stat_rows)}""",
+        citation=f"""\
+The constructions and the attribute-varying grammar formalism are those of CLAMS:
+
+```
+{CLAMS_CITATION}
+```""",
+        tags=list(TAGS),
+    )
+
+
+def build_clams(
+    out: str | Path,
+    *,
+    langs: list[str] | None = None,
+    grammar_dir: str | Path | None = None,
+    lang: str | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Build ``<out>/clams`` from the grammars of each language and return its path."""
+    embedded = grammar_dir is None
+    sources = select_languages(find_languages(grammar_dir, lang), langs)
+    for source in sources:
+        _read(source)
+    final = Path(out) / NAME
+    with atomic_folder(final, overwrite=overwrite) as root:
+        writer = ParquetSplitWriter(root, FEATURES)
+        try:
+            configs = {source.lang: _generate(writer, source) for source in sources}
+        finally:
+            writer.close()
+        configs = {lang: c for lang, c in configs.items() if c["splits"]}
+        if not configs:
+            raise ValueError("no grammar produced a minimal pair; nothing to write")
+        names = [source.lang for source in sources]
+        described = [source.describe(embedded) for source in sources]
+        grammars = "lexicons/clams" if embedded else str(Path(grammar_dir).resolve())
+        manifest = {
+            "dataset": NAME,
+            "pretty_name": PRETTY_NAME,
+            "version": VERSION,
+            "toolkit_version": __version__,
+            "signature": _signature(names, described),
+            "content_sha256": content_hash(root),
+            "parameters": {"langs": ",".join(names), "grammar_dir": grammars},
+            "sources": described,
+            "configs": configs,
+        }
+        write_card(root, manifest, DESCRIPTION, card_text(manifest))
+        (root / "build.json").write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    return final

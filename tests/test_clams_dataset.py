@@ -1,0 +1,296 @@
+"""The clams dataset end to end, from the released CLAMS grammars: load_dataset round trips,
+the released evalsets pair by pair, word positions, byte-determinism, located grammar errors
+that leave nothing behind, language discovery, and publishing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from itertools import groupby
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import SHARED, needs_shared
+from datasets import get_dataset_config_names, load_dataset
+
+import perturbed_ud.builders.clams as clams
+import perturbed_ud.data.push as push_module
+from perturbed_ud.cli import main
+
+CLAMS = SHARED / "reference" / "clams"
+LANGS = ["de", "fr"]
+CONSTRUCTIONS = [
+    "long_vp_coord",
+    "obj_rel_across_anim",
+    "obj_rel_within_anim",
+    "prep_anim",
+    "simple_agrmt",
+    "subj_rel",
+    "vp_coord",
+]
+needs_clams = pytest.mark.skipif(not CLAMS.is_dir(), reason="../shared/reference/clams missing")
+pytestmark = [needs_shared, needs_clams]
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def build(out: Path, *args: str) -> Path:
+    result = cli("build", "clams", *args, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out / "clams"
+
+
+def rows(folder: Path, config: str, split: str) -> list[dict]:
+    return pq.read_table(folder / config / f"{split}-00000-of-00001.parquet").to_pylist()
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def released(lang: str, construction: str) -> list[tuple[bool, str]]:
+    text = (CLAMS / f"{lang}_evalset" / f"{construction}.txt").read_text(encoding="utf-8")
+    lines = [line.split("\t") for line in text.splitlines()]
+    return [(label == "True", sentence) for label, sentence in lines]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("clams"), "--grammar-dir", str(CLAMS))
+
+
+@pytest.fixture
+def no_hub(monkeypatch):
+    class NoHub:
+        def __init__(self, *args, **kwargs):
+            pytest.fail("HfApi was instantiated")
+
+    monkeypatch.setattr(push_module, "HfApi", NoHub)
+    monkeypatch.setattr(push_module, "get_token", lambda: None)
+
+
+def fr_copy(tmp_path: Path, name: str = "fr") -> Path:
+    folder = tmp_path / "grammars" / name
+    shutil.copytree(CLAMS / "fr_replication", folder)
+    return folder
+
+
+def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path):
+    assert get_dataset_config_names(str(dataset)) == LANGS
+    ds = load_dataset(str(dataset), "fr", cache_dir=str(tmp_path))
+    assert list(ds) == CONSTRUCTIONS
+    assert ds["simple_agrmt"].info.version.version_str == "1.0.0"
+    manifest = json.loads((dataset / "build.json").read_text())
+    assert {split: len(d) for split, d in ds.items()} == manifest["configs"]["fr"]["splits"]
+    row = ds["prep_anim"][0]
+    assert row["pair_id"] == "fr/prep_anim/0-0"
+    assert row["sentence_good"] == "les auteurs devant les gardes sont vieux"
+    assert row["sentence_bad"] == "les auteurs devant les gardes est vieux"
+    assert (row["good_form"], row["bad_form"]) == ("sont vieux", "est vieux")
+    assert row["good_positions"] == row["bad_positions"] == [5, 6]
+    assert (row["preterminal"], row["good_attributes"], row["bad_attributes"]) == (
+        "VP",
+        ["3", "p"],
+        ["3", "s"],
+    )
+    assert row["varied_attributes"] == ["p", "s"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pairs_give_back_the_released_evalsets(dataset, lang):
+    """Each minimal set's grammatical sentence, then its ungrammatical ones, in row order,
+    is the released evalset line for line, labels included."""
+    for construction in CONSTRUCTIONS:
+        pairs = rows(dataset, lang, construction)
+        lines = []
+        for item, group in groupby(pairs, key=lambda r: r["item"]):
+            group = list(group)
+            assert len({r["sentence_good"] for r in group}) == 1
+            lines.append((True, group[0]["sentence_good"]))
+            for k, r in enumerate(group):
+                assert r["pair_id"] == f"{lang}/{construction}/{item}-{k}"
+                assert (r["lang"], r["construction"]) == (lang, construction)
+                lines.append((False, r["sentence_bad"]))
+        assert lines == released(lang, construction), f"{lang} {construction}"
+        assert [r["item"] for r in pairs] == sorted(r["item"] for r in pairs)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_positions_pick_out_the_forms_in_both_sentences(dataset, lang):
+    for construction in CONSTRUCTIONS:
+        for r in rows(dataset, lang, construction):
+            good, bad = r["sentence_good"].split(" "), r["sentence_bad"].split(" ")
+            gp, bp = r["good_positions"], r["bad_positions"]
+            assert gp == list(range(gp[0], gp[-1] + 1)) and gp[0] == bp[0]
+            assert bp == list(range(bp[0], bp[-1] + 1))
+            assert " ".join(good[i] for i in gp) == r["good_form"]
+            assert " ".join(bad[i] for i in bp) == r["bad_form"]
+            assert good[: gp[0]] == bad[: bp[0]]
+            assert good[gp[-1] + 1 :] == bad[bp[-1] + 1 :]
+            assert r["good_form"] != r["bad_form"]
+            assert set(r["varied_attributes"]) == set(r["good_attributes"]) ^ set(
+                r["bad_attributes"]
+            )
+
+
+def test_manifest_and_card(dataset):
+    manifest = json.loads((dataset / "build.json").read_text())
+    card = (dataset / "README.md").read_text()
+    assert manifest["dataset"] == "clams" and manifest["version"] == "1.0.0"
+    assert manifest["content_sha256"] in card and manifest["signature"] in card
+    assert "license: apache-2.0" in card
+    assert "Cross-Linguistic Syntactic Evaluation of Word Prediction Models" in card
+    assert "Mueller" in card
+    for source in manifest["sources"]:
+        assert source["license"] == "Apache-2.0"
+        assert source["origin"] == "CLAMS repository"
+        folder = CLAMS / f"{source['lang']}_replication"
+        assert [f["name"] for f in source["files"]] == ["common.avg"] + [
+            f"{c}.avg" for c in CONSTRUCTIONS
+        ]
+        for f in source["files"]:
+            assert f["sha256"] == hashlib.sha256((folder / f["name"]).read_bytes()).hexdigest()
+    for lang in LANGS:
+        config = manifest["configs"][lang]
+        assert config["drops"] == {} and config["empty_splits"] == []
+        for construction, n in config["splits"].items():
+            assert n == len(rows(dataset, lang, construction))
+            assert f"| `{construction}` |" in card
+            sets = sum(label for label, _ in released(lang, construction))
+            assert config["minimal_sets"][construction] == sets
+    assert "| total | 47820 | 49360 |" in card
+
+
+def test_two_builds_are_byte_identical(dataset, tmp_path):
+    cmd = [sys.executable, "-m", "perturbed_ud.cli", "build", "clams"]
+    cmd += ["--grammar-dir", str(CLAMS), "--out", str(tmp_path)]
+    env = dict(os.environ, PYTHONHASHSEED="4321")
+    subprocess.run(cmd, check=True, env=env, capture_output=True)
+    assert digests(tmp_path / "clams") == digests(dataset)
+
+
+def test_one_language_folder_and_language_selection(dataset, tmp_path):
+    result = cli("build", "clams", "--grammar-dir", str(CLAMS / "fr_replication"),
+                 "--out", str(tmp_path / "a"))  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: ") and "--lang" in result.stderr
+    alone = build(tmp_path / "b", "--grammar-dir", str(CLAMS / "fr_replication"), "--lang", "fr")
+    assert get_dataset_config_names(str(alone)) == ["fr"]
+    picked = build(tmp_path / "c", "--grammar-dir", str(CLAMS), "--langs", "fr")
+    assert get_dataset_config_names(str(picked)) == ["fr"]
+    for folder in (alone, picked):
+        ours = {k: v for k, v in digests(folder).items() if k.endswith(".parquet")}
+        both = digests(dataset)
+        assert ours and all(both[k] == v for k, v in ours.items())
+
+
+def test_missing_language_and_existing_folder_are_errors(dataset, tmp_path):
+    result = cli("build", "clams", "--grammar-dir", str(CLAMS), "--langs", "fr,xx",
+                 "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: no grammars for xx (found: de, fr)")
+    assert not (tmp_path / "clams").exists()
+    result = cli("build", "clams", "--grammar-dir", str(CLAMS), "--out", str(dataset.parent))
+    assert result.exit_code == 1
+    assert "exists; pass --overwrite" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("VP[3,s est vieux", "a rule starts with Name[attributes]"),
+        ("S[] Det[3,p] N_9[3,p] VP[3,p]", "undefined preterminal N_9[3,p]"),
+        ("VP[3,s] nage", "forms but"),  # found while generating, after the build started
+    ],
+)
+def test_broken_grammar_exits_1_with_file_and_line_and_writes_nothing(tmp_path, line, message):
+    folder = fr_copy(tmp_path)
+    path = folder / "simple_agrmt.avg"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + line + "\n", encoding="utf-8")
+    number = len(text.splitlines()) + 1
+    out = tmp_path / "out"
+    result = cli("build", "clams", "--grammar-dir", str(folder.parent), "--out", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: "), result.output
+    assert message in result.stderr
+    if message == "forms but":  # located at the first definition of the other form
+        lines = text.splitlines()
+        number = 1 + lines.index(next(x for x in lines if x.startswith("VP[3,s]")))
+    located = f"{path}:{number}:"
+    assert located in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_split_names_must_be_lowercase(tmp_path):
+    folder = fr_copy(tmp_path)
+    (folder / "simple_agrmt.avg").rename(folder / "Simple-Agrmt.avg")
+    result = cli("build", "clams", "--grammar-dir", str(folder.parent), "--out", str(tmp_path))
+    assert result.exit_code == 1
+    assert "Simple-Agrmt.avg" in result.stderr and "[a-z0-9_]" in result.stderr
+
+
+def test_both_layouts_of_one_language_are_ambiguous(tmp_path):
+    fr_copy(tmp_path, "fr")
+    fr_copy(tmp_path, "fr_replication")
+    result = cli("build", "clams", "--grammar-dir", str(tmp_path / "grammars"),
+                 "--out", str(tmp_path / "out"))  # fmt: skip
+    assert result.exit_code == 1
+    assert "both fr/ and fr_replication/" in result.stderr
+
+
+def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
+    folder = fr_copy(tmp_path, "fr")
+    (folder.parent / "de").mkdir()  # a language still being written: no grammar yet
+    monkeypatch.setattr(clams, "DEFAULT_GRAMMARS", folder.parent)
+    built = build(tmp_path / "out")
+    manifest = json.loads((built / "build.json").read_text())
+    assert list(manifest["configs"]) == ["fr"]
+    (source,) = manifest["sources"]
+    assert (source["origin"], source["license"], source["folder"]) == (
+        "perturbed-ud",
+        "Apache-2.0",
+        "lexicons/clams/fr",
+    )
+    assert manifest["parameters"]["grammar_dir"] == "lexicons/clams"
+    monkeypatch.setattr(clams, "DEFAULT_GRAMMARS", tmp_path / "none")
+    result = cli("build", "clams", "--out", str(tmp_path / "out2"))
+    assert result.exit_code == 1 and "--grammar-dir" in result.stderr
+
+
+def test_push_dry_run(dataset, no_hub):
+    result = cli("push", str(dataset), "--repo-id", "someone/clams", "--version", "1.0.0",
+                 "--dry-run")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "tag: v1.0.0" in result.stdout
+    assert "licences: every source licence allows publishing" in result.stdout
+    assert "  build.json  " in result.stdout and "  README.md  " in result.stdout
+    for lang in LANGS:
+        for construction in CONSTRUCTIONS:
+            assert f"  {lang}/{construction}-00000-of-00001.parquet  " in result.stdout
+
+
+def test_push_refuses_grammars_of_unknown_licence(tmp_path, no_hub):
+    folder = fr_copy(tmp_path)
+    built = build(tmp_path / "out", "--grammar-dir", str(folder), "--lang", "fr")
+    manifest = json.loads((built / "build.json").read_text())
+    assert manifest["sources"][0]["license"] == "unknown"
+    result = cli("push", str(built), "--repo-id", "someone/clams", "--version", "1.0.0",
+                 "--dry-run")  # fmt: skip
+    assert result.exit_code == 1
+    assert "some source licences forbid or do not clearly allow" in result.stderr
+    assert "grammars fr: licence 'unknown' is not recognised" in result.stderr
