@@ -181,41 +181,88 @@ def evaluate() -> None:
     """Run language models over a dataset and report the research statistics."""
 
 
+def run_options(command):
+    """The options every evaluate task shares: data, model, device, batching, run folder."""
+    options = [
+        click.option("--dataset", required=True, help="A dataset folder or Hub id."),
+        click.option("--config", "configs", multiple=True, help="Configs (default: all)."),
+        click.option("--model", required=True, help="Model name or local path."),
+        click.option("--revision", help="Model revision (branch, tag or commit)."),
+        click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0."),
+        click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
+        click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="GPU autocast."),
+        click.option("--max-tokens", type=int, default=16384, show_default=True,
+                     help="Rows × padded length per forward pass."),
+        click.option("--num-proc", type=int, help="Worker processes, one per GPU."),
+        click.option("--out", required=True, type=click.Path(), help="Run folder (resumable)."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def run_task_command(evaluate_fn, settings_cls, settings: dict, run: dict) -> None:
+    """Build the task's settings, run it, report the folder or a readable error."""
+    from .evaluate.runner import RunError
+
+    try:
+        folder = evaluate_fn(
+            run.pop("dataset"), run.pop("model"), run.pop("out"),
+            settings=settings_cls(**settings, dtype=run.pop("dtype"),
+                                  max_tokens=run.pop("max_tokens")),
+            configs=list(run.pop("configs")) or None, **run,
+        )  # fmt: skip
+    except (RunError, ValueError, OSError) as err:
+        fail(err)
+    click.echo(f"wrote {folder}")
+
+
 @evaluate.command("masked-word")
-@click.option("--dataset", required=True, help="A dataset folder or Hub id.")
-@click.option("--config", "configs", multiple=True, help="Configs to run (default: all).")
-@click.option("--model", required=True, help="Model name or local path (from_pretrained).")
-@click.option("--revision", help="Model revision (branch, tag or commit).")
-@click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0.")
-@click.option("--device", default="cpu", show_default=True, help="cpu, cuda or cuda:N.")
-@click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="Autocast precision on GPU.")
+@run_options
 @click.option("--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper")
 @click.option("--beam", type=int, default=8, show_default=True)
 @click.option("--top-k", type=int, default=5, show_default=True)
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
-@click.option("--max-tokens", type=int, default=16384, show_default=True, help="Per batch.")
-@click.option("--num-proc", type=int, help="Worker processes, one per GPU.")
-@click.option("--out", required=True, type=click.Path(), help="Run folder (resumable).")
-def masked_word(dataset, configs, model, revision, dataset_revision, device, dtype, scoring,
-                beam, top_k, max_span_pieces, max_tokens, num_proc, out) -> None:  # fmt: skip
+def masked_word(scoring, beam, top_k, max_span_pieces, **run) -> None:
     """Mask each item's target word and rebuild it by beam search over its pieces."""
     from .evaluate.masked_word import MaskedWordSettings
-    from .evaluate.runner import RunError, evaluate_masked_word
+    from .evaluate.runner import evaluate_masked_word
 
-    try:
-        settings = MaskedWordSettings(
-            scoring=scoring, beam=beam, top_k=top_k, max_span_pieces=max_span_pieces,
-            max_tokens=max_tokens, dtype=dtype,
-        )  # fmt: skip
-        run = evaluate_masked_word(
-            dataset, model, out, configs=list(configs) or None, device=device,
-            revision=revision, dataset_revision=dataset_revision, settings=settings,
-            num_proc=num_proc,
-        )  # fmt: skip
-    except (RunError, ValueError, OSError) as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
-    click.echo(f"wrote {run}")
+    settings = {"scoring": scoring, "beam": beam, "top_k": top_k}
+    settings["max_span_pieces"] = max_span_pieces
+    run_task_command(evaluate_masked_word, MaskedWordSettings, settings, run)
+
+
+@evaluate.command("minimal-pair")
+@run_options
+@click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+@click.option("--bos", type=click.Choice(["prepend", "none"]), default="prepend",
+              help="Causal LMs: prepend BOS, or leave the first token unscored.")  # fmt: skip
+@click.option("--capitalize", is_flag=True, help="Capitalise the first word.")
+@click.option("--final-period", is_flag=True, help="End every sentence with a period.")
+def minimal_pair(kind, bos, capitalize, final_period, **run) -> None:
+    """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
+    from .evaluate.minimal_pair import MinimalPairSettings, evaluate_minimal_pairs
+
+    settings = {"kind": kind, "bos": bos, "capitalize": capitalize}
+    settings["final_period"] = final_period
+    run_task_command(evaluate_minimal_pairs, MinimalPairSettings, settings, run)
+
+
+@evaluate.command("score")
+@run_options
+@click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+@click.option("--metric", type=click.Choice(["within_word_l2r", "original"]),
+              default="within_word_l2r", help="Masked LMs: PPPL-l2r or PPPL.")  # fmt: skip
+@click.option("--bos", type=click.Choice(["prepend", "none"]), default="prepend",
+              help="Causal LMs: prepend BOS, or leave the first token unscored.")  # fmt: skip
+@click.option("--words-column", default="forms", show_default=True)
+def score(kind, metric, bos, words_column, **run) -> None:
+    """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
+    from .evaluate.sentence_task import ScoreSettings, evaluate_scores
+
+    settings = {"kind": kind, "metric": metric, "bos": bos, "words_column": words_column}
+    run_task_command(evaluate_scores, ScoreSettings, settings, run)
 
 
 @main.command()
