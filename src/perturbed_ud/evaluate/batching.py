@@ -16,6 +16,25 @@ import torch
 from .models import LanguageModel, next_token_log_probs, position_log_probs
 
 
+@dataclass(frozen=True, kw_only=True)
+class BatchSettings:
+    """How rows are batched; every task's settings extend these."""
+
+    max_tokens: int = 16384  # rows × padded length per forward pass
+    max_rows: int | None = None  # rows per forward pass, on top of the token budget
+    padding_side: str = "right"
+    dtype: str | None = None  # autocast on GPU: bf16 or fp16; log-softmax stays fp32
+
+    def __post_init__(self):
+        if self.padding_side not in ("left", "right"):
+            raise ValueError("padding_side must be left or right")
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be positive")
+
+    def batcher(self, lm: LanguageModel) -> Batcher:
+        return Batcher(lm, self.max_tokens, self.padding_side, self.max_rows)
+
+
 @dataclass
 class Batcher:
     lm: LanguageModel

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .batching import Batcher
+from .batching import BatchSettings
 from .beam import beam_search
 from .masking import mask_target
 from .matching import normalize_word, words_match
@@ -19,24 +19,19 @@ from .models import device_for, load_masked_lm
 SCORINGS = ("paper", "lrec2026")
 
 
-@dataclass(frozen=True)
-class MaskedWordSettings:
+@dataclass(frozen=True, kw_only=True)
+class MaskedWordSettings(BatchSettings):
     scoring: str = "paper"
     beam: int = 8
     top_k: int = 5
     max_span_pieces: int = 6
-    max_tokens: int = 16384  # rows × padded length per forward pass
-    max_rows: int | None = None  # rows per forward pass, on top of the token budget
-    padding_side: str = "right"
-    dtype: str | None = None  # autocast on GPU: bf16 or fp16; log-softmax stays fp32
 
     def __post_init__(self):
+        super().__post_init__()
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, not {self.scoring!r}")
         if self.beam < self.top_k:
             raise ValueError(f"beam ({self.beam}) must be at least top_k ({self.top_k})")
-        if self.padding_side not in ("left", "right"):
-            raise ValueError("padding_side must be left or right")
 
 
 OUTPUT_COLUMNS = {
@@ -96,7 +91,7 @@ def score_batch(batch, rank=None, *, model: str, revision, device: str, settings
             where.append(len(statuses) - 1)
             items.append(item)
     banned = None if options.scoring == "lrec2026" else list(tokenizer.all_special_ids)
-    batcher = Batcher(lm, options.max_tokens, options.padding_side, options.max_rows)
+    batcher = options.batcher(lm)
     beams = beam_search(batcher, items, options.beam, banned)
     results = {}
     for row, item, item_beams in zip(where, items, beams, strict=True):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .batching import Batcher
+from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .plots import grouped_bars
 from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
@@ -24,18 +24,15 @@ from .stats import wilson_interval
 from .summary import write_table
 
 
-@dataclass(frozen=True)
-class MinimalPairSettings:
+@dataclass(frozen=True, kw_only=True)
+class MinimalPairSettings(BatchSettings):
     kind: str = "masked"
     bos: str = "prepend"  # causal LMs only
     capitalize: bool = False
     final_period: bool = False
-    max_tokens: int = 16384
-    max_rows: int | None = None
-    padding_side: str = "right"
-    dtype: str | None = None
 
     def __post_init__(self):
+        super().__post_init__()
         if self.kind not in MODEL_KINDS:
             raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
         if self.bos not in BOS_POLICIES:
@@ -66,7 +63,7 @@ def span_rows(tokenizer, words: list[str], positions: list[int]):
     return rows, len(span)
 
 
-def _masked_scores(batcher: Batcher, sentences, spans) -> tuple[list[float], list[int]]:
+def _masked_scores(batcher, sentences, spans) -> tuple[list[float], list[int]]:
     tokenizer = batcher.lm.tokenizer
     rows, positions, golds, owners, sizes = [], [], [], [], []
     for s, (words, positions_of_form) in enumerate(zip(sentences, spans, strict=True)):
@@ -87,7 +84,7 @@ def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings
     """`datasets.map` function over minimal-pair rows (clams dataset)."""
     options = MinimalPairSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
-    batcher = Batcher(lm, options.max_tokens, options.padding_side, options.max_rows)
+    batcher = options.batcher(lm)
     good = [variant(s, options) for s in batch["sentence_good"]]
     bad = [variant(s, options) for s in batch["sentence_bad"]]
     if options.kind == "causal":

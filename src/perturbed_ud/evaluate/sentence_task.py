@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from scipy.stats import wilcoxon
 
-from .batching import Batcher
+from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .sentence_scores import (
     BOS_POLICIES,
@@ -29,18 +29,15 @@ from .sentence_scores import (
 from .summary import write_table
 
 
-@dataclass(frozen=True)
-class ScoreSettings:
+@dataclass(frozen=True, kw_only=True)
+class ScoreSettings(BatchSettings):
     kind: str = "masked"
     metric: str = "within_word_l2r"  # masked LMs: PPPL-l2r, or "original" for PPPL
     bos: str = "prepend"  # causal LMs
     words_column: str = "forms"
-    max_tokens: int = 16384
-    max_rows: int | None = None
-    padding_side: str = "right"
-    dtype: str | None = None
 
     def __post_init__(self):
+        super().__post_init__()
         if self.kind not in MODEL_KINDS:
             raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
         if self.metric not in PLL_METRICS or self.bos not in BOS_POLICIES:
@@ -57,7 +54,7 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     """`datasets.map` function: token, word and sentence scores of a batch of sentences."""
     options = ScoreSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
-    batcher = Batcher(lm, options.max_tokens, options.padding_side, options.max_rows)
+    batcher = options.batcher(lm)
     sentences = [list(words) for words in batch[options.words_column]]
     if options.kind == "causal":
         scores = causal_log_likelihoods(batcher, sentences, options.bos)
