@@ -294,3 +294,15 @@ def test_push_refuses_grammars_of_unknown_licence(tmp_path, no_hub):
     assert result.exit_code == 1
     assert "some source licences forbid or do not clearly allow" in result.stderr
     assert "grammars fr: licence 'unknown' is not recognised" in result.stderr
+
+
+def test_embedded_grammars_build_with_their_forms_checked(tmp_path):
+    from conftest import UD_ROOT
+
+    folder = clams.build_clams(tmp_path, langs=["en"], ud_root=UD_ROOT)
+    manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    check = manifest["configs"]["en"]["form_check"]
+    assert check["confirmed"] > 40 and check["contradicted"] == []
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert "found in no source: " + ", ".join(check["unknown"]) in card
+    assert len(manifest["configs"]["en"]["splits"]) == 7

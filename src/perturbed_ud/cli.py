@@ -122,9 +122,10 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
     help="Folder of .avg grammars: one language's, or <lang>/ (<lang>_replication/) folders.",
 )  # fmt: skip
 @click.option("--lang", help="The language of a --grammar-dir that holds .avg files itself.")
+@click.option("--ud-root", type=click.Path(), help="Check varied forms against these treebanks.")
 @click.option("--out", required=True, type=click.Path(), help="Output folder.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
-def build_clams(langs, grammar_dir, lang, out, overwrite) -> None:
+def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
     """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
 
     Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
@@ -138,6 +139,7 @@ def build_clams(langs, grammar_dir, lang, out, overwrite) -> None:
             langs=_words(langs) if langs else None,
             grammar_dir=grammar_dir,
             lang=lang,
+            ud_root=ud_root,
             overwrite=overwrite,
         )
     except (GrammarError, ValueError, FileExistsError, OSError) as err:

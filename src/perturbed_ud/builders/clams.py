@@ -24,6 +24,7 @@ from ..data.card import CardText, markdown_table, write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MinimalPair, minimal_sets
+from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
 from ..grammar.parser import Grammar, GrammarError
 
 NAME = "clams"
@@ -307,6 +308,32 @@ def _signature(langs: list[str], sources: list[dict]) -> str:
     return "|".join(parts)
 
 
+def form_check(source: GrammarSource, ud_root: str | Path) -> dict:
+    """Counts of confirmed varied forms, and the forms contradicted or found in no source."""
+    checks = check_folder(source.lang, source.folder, ud_root)
+    listed = {
+        status: sorted({f"{c.form} ({c.number})" for c in checks if c.status == status})
+        for status in (CONTRADICTED, UNKNOWN)
+    }
+    return {"confirmed": sum(c.status == CONFIRMED for c in checks), **listed}
+
+
+def _form_check_text(configs: dict) -> str:
+    checked = {lang: c["form_check"] for lang, c in configs.items() if "form_check" in c}
+    if not checked:
+        return "Varied forms were not checked against morphological data in this build."
+    lines = [
+        f"- {lang}: {c['confirmed']} confirmed; contradicted: "
+        f"{', '.join(c[CONTRADICTED]) or 'none'}; found in no source: "
+        f"{', '.join(c[UNKNOWN]) or 'none'}"
+        for lang, c in checked.items()
+    ]
+    return (
+        "Number of every varied form, checked against the UD treebanks (FORM + FEATS of "
+        "VERB/AUX words; pymorphy3 for Russian):\n\n" + "\n".join(lines)
+    )
+
+
 def card_text(manifest: dict) -> CardText:
     """The sections of a clams card: grammar sources, pairs per construction and language."""
     source_rows = [
@@ -346,7 +373,9 @@ N minimal pairs per construction (split) and language (config). Grammatical sent
 any ungrammatical variant give no pair and are counted as drops: {", ".join(drops) or "none"}.
 Constructions without any pair, left out: {", ".join(empty) or "none"}.
 
-{markdown_table(["construction", *langs], stat_rows)}""",
+{markdown_table(["construction", *langs], stat_rows)}
+
+{_form_check_text(configs)}""",
         citation=f"""\
 The constructions and the attribute-varying grammar formalism are those of CLAMS:
 
@@ -363,9 +392,14 @@ def build_clams(
     langs: list[str] | None = None,
     grammar_dir: str | Path | None = None,
     lang: str | None = None,
+    ud_root: str | Path | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """Build ``<out>/clams`` from the grammars of each language and return its path."""
+    """Build ``<out>/clams`` from the grammars of each language and return its path.
+
+    With ``ud_root``, every varied form's number is checked against the UD treebanks there
+    (and pymorphy3 for Russian); the card lists the forms no source confirms.
+    """
     embedded = grammar_dir is None
     sources = select_languages(find_languages(grammar_dir, lang), langs)
     for source in sources:
@@ -382,7 +416,11 @@ def build_clams(
             raise ValueError("no grammar produced a minimal pair; nothing to write")
         names = [source.lang for source in sources]
         described = [source.describe(embedded) for source in sources]
-        grammars = "lexicons/clams" if embedded else str(Path(grammar_dir).resolve())
+        grammars = "lexicons/clams" if embedded else Path(grammar_dir).resolve().name
+        if ud_root is not None:
+            for source in sources:
+                if source.lang in configs:
+                    configs[source.lang]["form_check"] = form_check(source, ud_root)
         manifest = {
             "dataset": NAME,
             "pretty_name": PRETTY_NAME,
