@@ -98,8 +98,9 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
     from .builders.build import build_perturbed_ud as run
 
     try:
+        treebanks = ud_sources(**source)
         folder = run(
-            ud_sources(**source),
+            treebanks,
             source["out"],
             seeds=_ints(seeds),
             families=_words(families),
@@ -112,7 +113,25 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
         )
     except (CoNLLUError, SourceError, ValueError, FileExistsError) as err:
         fail(err)
+    if protocol == "lrec2026":
+        _warn_partial_stream([t.lang for t in treebanks])
     click.echo(f"wrote {folder}")
+
+
+def _warn_partial_stream(langs: list[str]) -> None:
+    """The released run drew one random stream over its languages in order; leaving an
+    earlier one out shifts every later language's draws."""
+    from .perturb.lrec2026 import release_order
+
+    order = release_order()
+    last = max((order.index(lang) for lang in langs if lang in order), default=-1)
+    missing = [lang for lang in order[:last] if lang not in langs]
+    if missing:
+        click.echo(
+            f"warning: without {', '.join(missing)} the lrec2026 stream differs from the "
+            "released run for the languages after them",
+            err=True,
+        )
 
 
 @build.command("clams")
@@ -147,6 +166,53 @@ def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
     click.echo(f"wrote {folder}")
 
 
+@build.command("spud", context_settings={"default_map": {"langs": "en,fr,de,ru,ar"}})
+@ud_source_options
+@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
+@click.option(
+    "--pool-splits", default="test,dev", show_default=True,
+    help="Splits whose words supply the replacement lemmas (those the treebank has).",
+)  # fmt: skip
+@click.option(
+    "--lexicon", "lexicons", multiple=True,
+    help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD files read: a UD "
+    "treebank (.conllu or a folder), UDLexicons (.conllul) or UniMorph (other files).",
+)  # fmt: skip
+@click.option("--no-pymorphy", is_flag=True, help="Russian: inflect from lexicons only.")
+def build_spud(seeds, pool_splits, lexicons, no_pymorphy, **source) -> None:
+    """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
+
+    A config per language and seed with splits orig and nonce, aligned by row.
+    """
+    import os
+
+    from .builders.spud import build_spud as run
+    from .builders.spud import parse_lexicon_options, spud_inputs
+
+    local = source["files"] or source["ud_root"] or os.environ.get("PERTURBED_UD_ROOT")
+    try:
+        inputs = spud_inputs(
+            ud_sources(**source),
+            _words(pool_splits),
+            parse_lexicon_options(list(lexicons)),
+            fetch=not local,
+            offline=source["offline"],
+            pymorphy=not no_pymorphy,
+        )
+        folder = run(
+            inputs,
+            source["out"],
+            seeds=_ints(seeds),
+            pool_splits=_words(pool_splits),
+            selection=ud_selection(**source),
+            split=source["split"],
+            overwrite=source["overwrite"],
+        )
+    except (CoNLLUError, SourceError, ValueError, FileExistsError) as err:
+        fail(err)
+    click.echo(f"wrote {folder}")
+
+
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.option("--repo-id", required=True, help="Hub dataset repo, e.g. me/perturbed-ud.")
@@ -174,8 +240,7 @@ def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) 
             echo=click.echo,
         )
     except PushError as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
+        fail(err)
 
 
 @main.group()
@@ -291,8 +356,7 @@ def summarize(items, out, balance, bootstrap, run_seed) -> None:
             items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed
         )
     except (ValueError, OSError) as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
+        fail(err)
     for path in written.values():
         click.echo(f"wrote {path}")
 
@@ -315,8 +379,7 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
             revision=revision, overwrite=overwrite,
         )  # fmt: skip
     except (ValueError, OSError) as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
+        fail(err)
     click.echo(f"wrote {folder}")
 
 
@@ -331,10 +394,26 @@ def clams_generate(grammar_dir, out_dir) -> None:
     try:
         written = write_evalsets(grammar_dir, out_dir)
     except (GrammarError, OSError) as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
+        fail(err)
     for path in written:
         click.echo(f"wrote {path}")
+
+
+@main.command("export-conllu")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--config", required=True, help="A config of the dataset, e.g. en_seed1.")
+@click.option("--split", default="nonce", show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="A .conllu file.")
+def export_conllu(folder, config, split, out) -> None:
+    """Write one split of a built dataset FOLDER (one with every CoNLL-U column, e.g. spud)
+    back as a CoNLL-U treebank."""
+    from .data.export import export_conllu as run
+
+    try:
+        n = run(folder, config, split, out)
+    except (ValueError, OSError) as err:
+        fail(err)
+    click.echo(f"wrote {out} ({n} sentences)")
 
 
 if __name__ == "__main__":
