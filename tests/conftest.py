@@ -14,6 +14,18 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PERTURBED_UD_SHARED", REPO.parent / "shared"))
 UD_ROOT = SHARED / "ud"
 REFERENCE = SHARED / "reference"
+CLAMS_REFERENCE = REFERENCE / "clams"
+
+# The seven constructions of the CLAMS paper, as grammar file (= split) names.
+CONSTRUCTIONS = [
+    "long_vp_coord",
+    "obj_rel_across_anim",
+    "obj_rel_within_anim",
+    "prep_anim",
+    "simple_agrmt",
+    "subj_rel",
+    "vp_coord",
+]
 
 needs_shared = pytest.mark.skipif(not UD_ROOT.is_dir(), reason="../shared/ud is not available")
 

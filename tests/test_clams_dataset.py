@@ -16,24 +16,15 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, needs_shared
+from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_shared
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
 import perturbed_ud.data.push as push_module
 from perturbed_ud.cli import main
 
-CLAMS = SHARED / "reference" / "clams"
+CLAMS = CLAMS_REFERENCE
 LANGS = ["de", "fr"]
-CONSTRUCTIONS = [
-    "long_vp_coord",
-    "obj_rel_across_anim",
-    "obj_rel_within_anim",
-    "prep_anim",
-    "simple_agrmt",
-    "subj_rel",
-    "vp_coord",
-]
 needs_clams = pytest.mark.skipif(not CLAMS.is_dir(), reason="../shared/reference/clams missing")
 pytestmark = [needs_shared, needs_clams]
 
@@ -297,7 +288,6 @@ def test_push_refuses_grammars_of_unknown_licence(tmp_path, no_hub):
 
 
 def test_embedded_grammars_build_with_their_forms_checked(tmp_path):
-    from conftest import UD_ROOT
 
     folder = clams.build_clams(tmp_path, langs=["en"], ud_root=UD_ROOT)
     manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import UD_ROOT, needs_shared
+from conftest import CONSTRUCTIONS, UD_ROOT, needs_shared
 
 import perturbed_ud
 from perturbed_ud.grammar import Preterminal, generate_folder, read_grammar_folder
@@ -24,15 +24,6 @@ from perturbed_ud.grammar.morphology import (
 
 GRAMMARS = Path(perturbed_ud.__file__).parent / "lexicons" / "clams"
 LANGS = ["en", "fr", "de", "he", "ru"]
-CONSTRUCTIONS = [
-    "long_vp_coord",
-    "obj_rel_across_anim",
-    "obj_rel_within_anim",
-    "prep_anim",
-    "simple_agrmt",
-    "subj_rel",
-    "vp_coord",
-]
 MAX_UNKNOWN_WORDS = 4  # distinct (word, number) per language found in no source
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, needs_shared
+from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, needs_shared
 
 from perturbed_ud.cli import main
 from perturbed_ud.grammar import (
@@ -21,16 +21,7 @@ from perturbed_ud.grammar import (
     read_grammar_folder,
 )
 
-CLAMS = SHARED / "reference" / "clams"
-CONSTRUCTIONS = [
-    "long_vp_coord",
-    "obj_rel_across_anim",
-    "obj_rel_within_anim",
-    "prep_anim",
-    "simple_agrmt",
-    "subj_rel",
-    "vp_coord",
-]
+CLAMS = CLAMS_REFERENCE
 needs_clams = pytest.mark.skipif(not CLAMS.is_dir(), reason="../shared/reference/clams missing")
 
 TOY_RULES = """S[] je V[1,s]
