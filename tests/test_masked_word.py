@@ -178,3 +178,29 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
             assert 1 <= len(span) <= 2
     dropped = manifest["configs"][config]["row_drops"]
     assert any(k.startswith("balance:") for k in dropped)
+
+
+def test_two_launched_ranks_share_the_chunks_and_rank_0_merges(dataset, tiny_bert, tmp_path):
+    """As under torchrun: RANK/WORLD_SIZE split the chunks; the result equals one process."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "perturbed_ud.cli", "evaluate", "masked-word"]
+    args += ["--dataset", str(dataset), "--config", "de_head_seed1", "--model", str(tiny_bert)]
+    single = tmp_path / "single"
+    subprocess.run([*args, "--out", str(single)], check=True, capture_output=True)
+    launched = tmp_path / "launched"
+    ranks = [
+        subprocess.Popen(
+            [*args, "--out", str(launched)],
+            env=dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        for rank in (0, 1)
+    ]
+    assert [p.wait(timeout=300) for p in ranks] == [0, 0]
+    merged = pd.read_parquet(launched / "items.parquet")
+    assert merged.equals(pd.read_parquet(single / "items.parquet"))
+    assert len(list((launched / "chunks").rglob("*.parquet"))) == 4

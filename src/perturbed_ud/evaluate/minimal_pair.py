@@ -162,6 +162,8 @@ def evaluate_minimal_pairs(
 
     task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings())
     run, scored, header = run_task(task, dataset, model, out, **options)
+    if scored is None:  # another rank of a multi-process launch writes the outputs
+        return run
     scored.to_parquet(run / "pairs.parquet", index=False)
     table = pair_accuracy(scored, model)
     write_table(table, run / "accuracy.csv", markdown=True)

@@ -1,5 +1,8 @@
 """An evaluation run: dataset configs in, a run folder out, resumable chunk by chunk.
 
+GPUs: ``--num-proc N`` runs one `datasets.map` worker per GPU (``with_rank``); a torchrun or
+accelerate launch (RANK / WORLD_SIZE) gives each process every world-th chunk instead.
+
 Layout of ``RUN/``: ``chunks/<lang>_seed<seed>/<split>/<k>.parquet`` (finished work, kept
 across interruptions), ``items.parquet`` and ``items.jsonl`` (scored items in the released
 schema plus sent_id and seed), summaries and plots, and ``run.json`` (model identity,
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import platform
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -72,28 +77,34 @@ def _start(run: Path, header: dict) -> None:
     path.write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
 
 
-def _score_split(split_ds, folder: Path, function, kwargs: dict, num_proc, progress, task):
-    """Score one split chunk by chunk; chunks already on disk are not recomputed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for k, start in enumerate(range(0, len(split_ds), CHUNK_ROWS)):
-        path = folder / f"{k:05d}.parquet"
-        stop = min(start + CHUNK_ROWS, len(split_ds))
-        if not path.exists():
-            chunk = split_ds.select(range(start, stop))
-            scored = chunk.map(
-                function,
-                batched=True,
-                batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
-                with_rank=True,
-                num_proc=num_proc,
-                fn_kwargs=kwargs,
-                keep_in_memory=True,
-                load_from_cache_file=False,
-            )
-            tmp = path.with_suffix(".partial")
-            scored.to_parquet(str(tmp))
-            tmp.replace(path)
-        progress.advance(task, stop - start)
+def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
+    """Score rows [start, stop) of a split into ``path`` (written whole or not at all)."""
+    scored = split_ds.select(range(start, stop)).map(
+        function,
+        batched=True,
+        batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
+        with_rank=True,
+        num_proc=num_proc,
+        fn_kwargs=kwargs,
+        keep_in_memory=True,
+        load_from_cache_file=False,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".partial")
+    scored.to_parquet(str(tmp))
+    tmp.replace(path)
+
+
+def launcher_rank() -> tuple[int, int]:
+    """(rank, world size) of a torchrun / accelerate launch; (0, 1) otherwise."""
+    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+
+
+def _wait_for(paths: list[Path], poll_seconds: float = 5.0) -> None:
+    """Rank 0 of a multi-process launch waits for the other ranks' chunks."""
+    while missing := [p for p in paths if not p.exists()]:
+        print(f"waiting for {len(missing)} chunks from other ranks", flush=True)
+        time.sleep(poll_seconds)
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,8 @@ def run_task(
 
     Returns the run folder, all scored rows (dataset columns, the task's columns and the
     ``split_key`` they were scored under), and the run header that `finish` completes.
+    Under torchrun or accelerate every rank scores its share of the chunks; rank 0 waits
+    for the rest and gets the rows, the other ranks get None.
     """
     from datasets.utils.logging import disable_progress_bar, enable_progress_bar
 
@@ -151,25 +164,37 @@ def run_task(
         "model": model, "revision": revision, "device": device,
         "settings": asdict(task.settings),
     }  # fmt: skip
+    rank, world = launcher_rank()
+    if world > 1 and device == "cuda":
+        kwargs["device"] = f"cuda:{os.environ.get('LOCAL_RANK', rank)}"
     splits = {}
     for config in configs:
         ds = _load_config(dataset, config, dataset_revision)
         for split, split_ds in ds.items():
             splits.setdefault(task.split_key(config, split, split_ds[0]), split_ds)
+    chunks = [
+        (key, start, min(start + CHUNK_ROWS, len(split_ds)),
+         run / "chunks" / key / f"{start // CHUNK_ROWS:05d}.parquet")
+        for key, split_ds in splits.items()
+        for start in range(0, len(split_ds), CHUNK_ROWS)
+    ]  # fmt: skip
+    mine = chunks[rank::world]  # a launched rank takes every world-th chunk
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
         with Progress() as progress:
-            bar = progress.add_task(task.name, total=sum(len(d) for d in splits.values()))
-            for key, split_ds in splits.items():
-                folder = run / "chunks" / key
-                _score_split(split_ds, folder, task.function, kwargs, num_proc, progress, bar)
+            bar = progress.add_task(
+                task.name, total=sum(stop - start for _, start, stop, _ in mine)
+            )
+            for key, start, stop, path in mine:
+                if not path.exists():  # finished chunks of an interrupted run are kept
+                    _score_chunk(splits[key], start, stop, path, task.function, kwargs, num_proc)
+                progress.advance(bar, stop - start)
     finally:
         enable_progress_bar()
-    parts = [
-        pd.read_parquet(run / "chunks" / key / f"{k:05d}.parquet").assign(split_key=key)
-        for key, split_ds in splits.items()
-        for k in range(-(-len(split_ds) // CHUNK_ROWS))
-    ]
+    if rank != 0:
+        return run, None, header
+    _wait_for([path for *_, path in chunks])
+    parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
     return run, pd.concat(parts, ignore_index=True), header
 
 
@@ -220,6 +245,8 @@ def evaluate_masked_word(
     """Run masked word prediction over dataset configs; return the run folder."""
     task = Task("masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key)
     run, scored, header = run_task(task, dataset, model, out, **options)
+    if scored is None:  # another rank of a multi-process launch writes the outputs
+        return run
     drops = Counter(
         f"{lang}/{split}:{status}"
         for lang, split, status in zip(

@@ -135,6 +135,8 @@ def evaluate_scores(
     settings = settings or ScoreSettings()
     task = Task("score", score_sentences, settings)
     run, scored, header = run_task(task, dataset, model, out, **options)
+    if scored is None:  # another rank of a multi-process launch writes the outputs
+        return run
     scored.to_parquet(run / "scores.parquet", index=False)
     paired = nonce_ratios(scored)
     results = {"sentences": len(scored), "paired": len(paired)}
