@@ -14,3 +14,22 @@ def load_toml(name: str) -> dict:
 def stoplist(lang: str) -> frozenset[str]:
     """The paper protocol's closed-class safety filter for ``lang`` (empty if none)."""
     return frozenset(load_toml("stoplists.toml").get(lang, {}).get("stop", ()))
+
+
+def _data_lines(name: str) -> list[str]:
+    """The non-comment, non-blank lines of a text lexicon shipped with the package."""
+    text = files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+@cache
+def english_article_exceptions() -> dict[str, str]:
+    """Words whose first sound contradicts their first letter -> their indefinite article
+    (``university`` -> ``a``, ``hour`` -> ``an``); built by scripts/build_english_articles.py."""
+    return dict(line.split("\t") for line in _data_lines("en_articles.tsv"))
+
+
+@cache
+def french_no_elision() -> frozenset[str]:
+    """French words (lower case) before which there is no elision: h aspiré, onze, oui."""
+    return frozenset(line.strip().lower() for line in _data_lines("fr_h_aspire.txt"))

@@ -1,0 +1,494 @@
+"""The ``spud`` dataset: nonce UD treebanks (SPUD, Arps et al., NAACL 2024).
+
+Config ``{lang}_seed{seed}``; splits ``orig`` (the treebank as read) and ``nonce`` (content
+words replaced by other lemmas of the same syntactic context, inflected to the same FEATS),
+aligned row by row on ``sent_id``. Rows carry every CoNLL-U column, so either split exports
+back to a treebank (`perturbed-ud export-conllu`). The replacement pool is the words of the
+pool splits (default test and dev, those the treebank has); inflection comes from a lexicon of
+every UD file read, user lexicons, and pymorphy3 for Russian.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datasets import Features, List, Value
+from rich.progress import Progress
+
+from .. import __version__
+from ..data.card import UD_CITATION, CardText, markdown_table, write_card
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..perturb.inflection import (
+    FORMATS,
+    Inflector,
+    Lexicon,
+    RussianParadigms,
+    read_lexicon,
+    sha256,
+)
+from ..perturb.nonce import REASONS, build_pool, nonce_sentence
+from ..perturb.surface_rules import citation_form, lemma_key
+from ..rng import KeyedDraws
+from ..ud import columns
+from ..ud.columns import SentenceColumns
+from ..ud.conllu_io import read_conllu
+from ..ud.selection import Selection, select
+from ..ud.sources import SPLITS as UD_SPLITS
+from ..ud.sources import SourceError, Treebank, download
+
+NAME = "spud"
+VERSION = "1.0.0"
+PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
+TAGS = ["universal-dependencies", "nonce", "syntax", "perturbation", "spud"]
+DEFAULT_LANGS = ("en", "fr", "de", "ru", "ar")
+DEFAULT_SEEDS = (1, 2, 3)
+POOL_SPLITS = ("test", "dev")
+SPLITS = ("orig", "nonce")
+CONTENT_ORDER = ("NOUN", "PROPN", "VERB", "ADJ", "ADV")
+CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
+
+FEATURES = Features(
+    {
+        "sent_id": Value("string"),
+        "treebank": Value("string"),
+        "lang": Value("string"),
+        **{name: feature for name, feature in columns.FEATURES.items() if name != "sent_id"},
+        "replaced": List(Value("bool")),
+    }
+)
+
+DESCRIPTION = """\
+Nonce versions of Universal Dependencies treebanks: every content word (NOUN, PROPN, VERB, ADJ,
+ADV) is replaced by a different lemma seen in the same syntactic context, inflected to the
+original word's FEATS, so the sentence keeps its tree and morphology but loses its meaning
+("colorless green ideas"). The syntactic context of a word is its UPOS, its DEPREL (with
+subtype) and the multiset of its dependents' DEPRELs; French keeps the dependents in order
+around the word, and French adjectives and adverbs only take replacements seen on the same
+side of their head.
+
+| split | what it holds |
+|---|---|
+| `orig` | the treebank's sentences as annotated |
+| `nonce` | the same sentences, same order, with content words replaced |
+
+Columns: `sent_id`, `treebank`, `lang`, `text`, `comments` (every comment line; `# text` is
+the nonce text in `nonce`), the word columns `ids`, `forms`, `lemmas`, `upos`, `xpos`,
+`feats`, `heads` (1-based, 0 = root), `deprels`, `deps`, `misc`, the `multiword_tokens` and
+`empty_nodes` lines (all ten columns as strings), and `replaced` (per word: was the lemma
+replaced). UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS are never changed; FORM and LEMMA change
+for replaced words, FORM alone for words adjusted around them (English a/an; French elision,
+ce/cet, ma/mon and the contractions du/au/des/aux; Russian о/об; the Arabic article after
+li-). Words in `fixed` expressions (*because of*, *à cause de*) and French *ne* are never
+replaced. A multiword token keeps its form unless one of its words changes; a replaced word
+inside one is re-spelled by concatenation, allowed only where the other words are clitics
+(Arabic, English 's), so content words in other multiword tokens are left unchanged.
+MISC attributes that describe the old form (wordform, CorrectForm, Translit, LId, Gloss …)
+are dropped from changed words. Arabic replacements carry no diacritics, and their lemma is
+the pool's lemma without diacritics.
+
+`perturbed-ud export-conllu FOLDER --config en_seed1 --split nonce --out nonce.conllu` writes
+a split back as CoNLL-U; the `orig` split gives back the input's token lines.
+"""
+
+
+@dataclass
+class SpudInputs:
+    """Everything one language's build reads besides the sentences themselves."""
+
+    treebank: Treebank
+    pool_files: list[Path]
+    lexicon_files: list[Path]  # UD files read into the inflection lexicon
+    user_lexicons: list[tuple[str | None, Path]] = field(default_factory=list)
+    pymorphy: bool = True
+
+
+def pool_files(
+    treebank: Treebank, pool_splits: list[str], *, fetch: bool = False, offline: bool = False
+) -> list[Path]:
+    """The treebank's files of the pool splits that exist (downloaded first with ``fetch``);
+    explicitly given files outside the UD naming pool themselves."""
+    folder = treebank.files[0].parent
+    if not all("-ud-" in f.name for f in treebank.files):
+        return list(treebank.files)
+    files = []
+    for split in pool_splits:
+        path = folder / f"{treebank.code}-ud-{split}.conllu"
+        if not path.is_file() and fetch:
+            try:
+                download(treebank.lang, treebank.name, split, offline=offline)
+            except SourceError as err:
+                if offline or "404" in str(err):
+                    continue  # not cached, or the treebank has no such split (PUD: test only)
+                raise
+        if path.is_file():
+            files.append(path)
+    if not files:
+        raise SourceError(f"{treebank.name} has no {'/'.join(pool_splits)} file to pool from")
+    return files
+
+
+def lexicon_files(treebank: Treebank, pools: list[Path], *, siblings: bool) -> list[Path]:
+    """UD files for the inflection lexicon: those read, and with ``siblings`` every other
+    split of the treebank in its folder."""
+    files = list(dict.fromkeys([*treebank.files, *pools]))
+    if siblings:
+        folder = treebank.files[0].parent
+        files += [f for f in sorted(folder.glob(f"{treebank.code}-ud-*.conllu")) if f not in files]
+    return files
+
+
+def parse_lexicon_options(values: list[str]) -> dict[str, list[tuple[str | None, Path]]]:
+    """``LANG=[FORMAT:]PATH`` options to language -> [(format or None, path)]."""
+    out: dict[str, list[tuple[str | None, Path]]] = {}
+    for value in values:
+        lang, sep, rest = value.partition("=")
+        if not sep or not lang or not rest:
+            raise ValueError(f"--lexicon expects LANG=[FORMAT:]PATH, got {value!r}")
+        fmt, colon, path = rest.partition(":")
+        if not colon or fmt not in FORMATS:
+            fmt, path = None, rest
+        out.setdefault(lang, []).append((fmt, Path(path)))
+    return out
+
+
+def spud_inputs(
+    treebanks: list[Treebank],
+    pool_splits: list[str],
+    lexicons: dict[str, list[tuple[str | None, Path]]] | None = None,
+    *,
+    fetch: bool = False,
+    offline: bool = False,
+    pymorphy: bool = True,
+) -> list[SpudInputs]:
+    """What each treebank's build reads. ``fetch``: the treebanks were downloaded, so pool
+    splits are downloaded too and only the files read feed the lexicon; otherwise every split
+    beside the treebank's file does."""
+    lexicons = lexicons or {}
+    if not pool_splits or set(pool_splits) - set(UD_SPLITS):
+        raise ValueError(f"pool splits must be among {', '.join(UD_SPLITS)}, not {pool_splits}")
+    unknown = sorted(set(lexicons) - {t.lang for t in treebanks})
+    if unknown:
+        raise ValueError(f"--lexicon for {', '.join(unknown)}, which is not being built")
+    inputs = []
+    for treebank in treebanks:
+        pools = pool_files(treebank, pool_splits, fetch=fetch, offline=offline)
+        files = lexicon_files(treebank, pools, siblings=not fetch)
+        inputs.append(SpudInputs(treebank, pools, files, lexicons.get(treebank.lang, []), pymorphy))
+    return inputs
+
+
+def make_inflector(inputs: SpudInputs) -> Inflector:
+    lang = inputs.treebank.lang
+    key = lemma_key(lang)
+
+    def cite(cols, i):
+        return citation_form(lang, cols, i)
+
+    sources = [Lexicon.from_ud(inputs.lexicon_files, key, cite, name="ud")]
+    sources += [read_lexicon(path, fmt, key, cite) for fmt, path in inputs.user_lexicons]
+    if lang == "ru" and inputs.pymorphy:
+        sources.append(RussianParadigms())
+    return Inflector(sources)
+
+
+def config_name(lang: str, seed: int) -> str:
+    return f"{lang}_seed{seed}"
+
+
+@dataclass
+class SeedStats:
+    """Counts for one (language, seed)."""
+
+    sentences: int = 0
+    sentences_changed: int = 0
+    words: Counter = field(default_factory=Counter)  # UPOS -> words
+    replaced: Counter = field(default_factory=Counter)  # UPOS -> replaced words
+    not_replaced: Counter = field(default_factory=Counter)  # "UPOS:reason" -> words
+    sources: Counter = field(default_factory=Counter)
+    surface_rules: Counter = field(default_factory=Counter)
+    types: set = field(default_factory=set)
+    tokens: int = 0
+
+    def to_dict(self, orig_types: int) -> dict:
+        reasons = Counter()
+        by_upos: dict[str, dict[str, int]] = {}
+        for key, n in sorted(self.not_replaced.items()):
+            upos, reason = key.split(":")
+            reasons[reason] += n
+            by_upos.setdefault(upos, {})[reason] = n
+        return {
+            "splits": {"orig": self.sentences, "nonce": self.sentences},
+            "sentences": self.sentences,
+            "sentences_changed": self.sentences_changed,
+            "replacement_ratio": {
+                **{upos: [self.replaced[upos], self.words[upos]] for upos in CONTENT_ORDER},
+                "all_words": [sum(self.replaced.values()), sum(self.words.values())],
+            },
+            "not_replaced": {r: reasons[r] for r in REASONS if reasons[r]},
+            "not_replaced_by_upos": by_upos,
+            "inflection_sources": dict(sorted(self.sources.items())),
+            "surface_rules": dict(sorted(self.surface_rules.items())),
+            "type_token_ratio": {
+                "orig": [orig_types, self.tokens],
+                "nonce": [len(self.types), self.tokens],
+            },
+        }
+
+
+def _types(cols: SentenceColumns) -> list[str]:
+    return [f.lower() for f, u in zip(cols.forms, cols.upos, strict=True) if u != "PUNCT"]
+
+
+def _rows(cols_list: list[SentenceColumns], code: str, lang: str, replaced: list) -> dict:
+    rows = {name: [] for name in FEATURES}
+    for cols, mask in zip(cols_list, replaced, strict=True):
+        for name, value in cols.row().items():
+            rows[name].append(value)
+        rows["treebank"].append(code)
+        rows["lang"].append(lang)
+        rows["replaced"].append(mask)
+    return rows
+
+
+def build_language(
+    inputs: SpudInputs, seeds: list[int], selection: Selection, writer: ParquetSplitWriter
+) -> tuple[dict, dict]:
+    """Write ``orig`` and every seed's ``nonce`` split of one treebank; return the per-seed
+    statistics and what was read."""
+    treebank = inputs.treebank
+    lang, code = treebank.lang, treebank.code
+    pool = build_pool(
+        lang, (SentenceColumns.from_sentence(s) for f in inputs.pool_files for s in read_conllu(f))
+    )
+    inflector = make_inflector(inputs)
+    stats = {seed: SeedStats() for seed in seeds}
+    orig_types: set[str] = set()
+    configs = [config_name(lang, seed) for seed in seeds]
+    sentences = select(treebank, selection)
+    while chunk := [s for _, s in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
+        originals = [SentenceColumns.from_sentence(s) for s in chunk]
+        unchanged = [[False] * len(cols) for cols in originals]
+        writer.share(configs, "orig", table(_rows(originals, code, lang, unchanged), FEATURES))
+        for cols in originals:
+            orig_types.update(_types(cols))
+        for seed, config in zip(seeds, configs, strict=True):
+            seed_stats = stats[seed]
+            nonce, masks = [], []
+            for cols in originals:
+                draws = KeyedDraws(seed, code, cols.sent_id)
+                result = nonce_sentence(lang, cols, pool, inflector, draws)
+                nonce.append(result.cols)
+                masks.append(result.replaced)
+                _record(seed_stats, cols, result)
+            writer.write(config, "nonce", table(_rows(nonce, code, lang, masks), FEATURES))
+    read = {
+        "pool_files": [_file(f) for f in inputs.pool_files],
+        "pool_contexts": len(pool),
+        "inflection": inflector.describe(),
+    }
+    return {seed: s.to_dict(len(orig_types)) for seed, s in stats.items()}, read
+
+
+def _record(stats: SeedStats, cols: SentenceColumns, result) -> None:
+    stats.sentences += 1
+    stats.sentences_changed += any(result.replaced)
+    stats.words.update(cols.upos)
+    stats.replaced.update(u for u, r in zip(cols.upos, result.replaced, strict=True) if r)
+    stats.not_replaced.update(f"{upos}:{reason}" for upos, reason in result.reasons)
+    stats.sources.update(result.sources)
+    stats.surface_rules.update(result.adjustments)
+    words = _types(result.cols)
+    stats.types.update(words)
+    stats.tokens += len(words)
+
+
+def _file(path: Path) -> dict:
+    return {"name": path.name, "sha256": sha256(path)}
+
+
+def _signature(parameters: dict, selection: Selection, split: str, treebanks, read) -> str:
+    digest = hashlib.sha256()
+    for lang in sorted(read):
+        digest.update(json.dumps(read[lang], sort_keys=True).encode())
+    sel = selection.describe()
+    parts = [
+        f"{NAME}:{VERSION}",
+        *(f"{k}:{v}" for k, v in parameters.items()),
+        f"split:{split}",
+        "select:" + ",".join(str(v) for v in sel.values()),
+        "ud:" + ",".join(f"{t.code}@{t.release}" for t in treebanks),
+        f"resources:{digest.hexdigest()[:16]}",
+        f"toolkit:{__version__}",
+    ]
+    return "|".join(parts)
+
+
+def _rate(pair: list[int]) -> str:
+    replaced, total = pair
+    return f"{replaced / total:.2f}" if total else "–"
+
+
+def card_text(manifest: dict) -> CardText:
+    """The sections of a spud card: treebanks and resources, replacement statistics."""
+    treebank_rows = [
+        [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
+        for t in manifest["treebanks"]
+    ]
+    resource_rows = []
+    for t in manifest["treebanks"]:
+        read = manifest["resources"][t["lang"]]
+        pools = ", ".join(f["name"] for f in read["pool_files"])
+        inflection = "; ".join(_describe_source(s) for s in read["inflection"])
+        resource_rows.append([t["lang"], pools, read["pool_contexts"], inflection])
+    stat_rows, reason_rows = [], []
+    for name, config in manifest["configs"].items():
+        ratio = config["replacement_ratio"]
+        ttr = config["type_token_ratio"]
+        stat_rows.append(
+            [
+                name,
+                config["sentences"],
+                *(_rate(ratio[upos]) for upos in CONTENT_ORDER),
+                _rate(ratio["all_words"]),
+                f"{_rate(ttr['orig'])} → {_rate(ttr['nonce'])}",
+            ]
+        )
+        reasons = ", ".join(f"{r} {n}" for r, n in config["not_replaced"].items()) or "none"
+        rules = ", ".join(f"{r} {n}" for r, n in config["surface_rules"].items()) or "none"
+        reason_rows.append([name, reasons, rules])
+    citations = "\n\n".join(
+        f"**{t['name']}**\n\n```\n{t['citation']}\n```"
+        for t in manifest["treebanks"]
+        if t["citation"]
+    )
+    params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
+    header = ["config", "sentences", *CONTENT_ORDER, "all words", "TTR orig → nonce"]
+    return CardText(
+        loading_comment="splits orig and nonce, aligned by row",
+        parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
+        sources=f"""\
+{markdown_table(["treebank", "lang", "UD release", "licence", "files"], treebank_rows)}
+
+Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.
+Replacement lemmas come from the pool files, inflected forms from these sources in order:
+
+{markdown_table(["lang", "pool", "contexts", "inflection sources"], resource_rows)}""",
+        statistics=f"""\
+Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
+words including function words and punctuation. Type-token ratio: distinct lower-cased forms
+over non-punctuation words, in `orig` and `nonce`.
+
+{markdown_table(header, stat_rows)}
+
+Content words left unchanged, by reason (`no_context_match`: no other lemma in the same
+context; `no_inflected_form`: no candidate has a form with the word's FEATS;
+`in_multiword_token`: inside a multiword token that cannot be re-spelled;
+`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*), and how often each
+surface rule adjusted a neighbour:
+
+{markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
+        citation=f"""\
+SPUD (the method):
+
+```
+{SPUD_CITATION}
+```
+
+Universal Dependencies:
+
+```
+{UD_CITATION}
+```
+
+{citations}""",
+        tags=list(TAGS),
+    )
+
+
+def _describe_source(source: dict) -> str:
+    if source["name"] == "pymorphy3":
+        return f"pymorphy3 {source['pymorphy3']} (OpenCorpora dictionary, CC BY-SA 3.0)"
+    files = ", ".join(f["name"] for f in source.get("files", []))
+    return f"{source['name']} ({source['entries']} entries: {files})"
+
+
+SPUD_CITATION = """\
+@inproceedings{arps-etal-2024-multilingual,
+  title = {Multilingual Nonce Dependency Treebanks: Understanding how Language Models
+           Represent and Process Syntactic Structure},
+  author = {Arps, David and Kallmeyer, Laura and Samih, Younes and Sajjad, Hassan},
+  booktitle = {Proceedings of the 2024 Conference of the North American Chapter of the
+               Association for Computational Linguistics},
+  year = {2024}
+}"""
+
+
+def build_spud(
+    inputs: list[SpudInputs],
+    out: str | Path,
+    *,
+    seeds=DEFAULT_SEEDS,
+    pool_splits=POOL_SPLITS,
+    selection: Selection | None = None,
+    split: str = "test",
+    overwrite: bool = False,
+) -> Path:
+    """Build ``<out>/spud`` and return its path."""
+    selection = selection or Selection()
+    seeds = list(seeds)
+    langs = [i.treebank.lang for i in inputs]
+    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
+    if duplicated:
+        raise ValueError(f"more than one treebank for {duplicated}: build them separately")
+    if not seeds:
+        raise ValueError("no seeds given")
+    final = Path(out) / NAME
+    with atomic_folder(final, overwrite=overwrite) as root:
+        writer = ParquetSplitWriter(root, FEATURES)
+        stats, read = {}, {}
+        try:
+            with Progress(transient=True) as progress:
+                task = progress.add_task(f"building {NAME}", total=len(inputs))
+                for item in inputs:
+                    lang = item.treebank.lang
+                    stats[lang], read[lang] = build_language(item, seeds, selection, writer)
+                    progress.advance(task)
+        finally:
+            writer.close()
+        configs = {
+            config_name(lang, seed): stats[lang][seed]
+            for lang in sorted(stats)
+            for seed in seeds
+            if stats[lang][seed]["sentences"]
+        }
+        if not configs:
+            raise ValueError("no sentence was read; nothing to write")
+        parameters = {
+            "seeds": ",".join(map(str, seeds)),
+            "pool_splits": ",".join(pool_splits),
+            "content_upos": ",".join(CONTENT_ORDER),
+        }
+        treebanks = [i.treebank for i in inputs]
+        manifest = {
+            "dataset": NAME,
+            "pretty_name": PRETTY_NAME,
+            "version": VERSION,
+            "toolkit_version": __version__,
+            "signature": _signature(parameters, selection, split, treebanks, read),
+            "content_sha256": content_hash(root),
+            "parameters": parameters,
+            "split": split,
+            "selection": selection.describe(),
+            "treebanks": [t.describe() | {"citation": t.citation} for t in treebanks],
+            "resources": read,
+            "configs": configs,
+        }
+        write_card(root, manifest, DESCRIPTION, card_text(manifest))
+        (root / "build.json").write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    return final

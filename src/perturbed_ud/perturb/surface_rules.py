@@ -1,0 +1,413 @@
+"""Language rules that keep a nonce sentence well-formed around its new words.
+
+A new content word can change what its neighbours must look like: English *a*/*an*, French
+elision (*le héros* / *l'arbre*, *de* / *d'*, *ce* / *cet*, *ma* / *mon*) and the contractions
+it undoes or creates (*du* ↔ *de l'*), Russian *о* / *об*, the Arabic article after the
+clitic *li-*. Each rule fires only next to a replaced word, so the original text is never
+"corrected". Capitalisation follows the replaced word; Arabic words are compared and inserted
+without diacritics (short vowels, shadda, sukun: the marks pyarabic's ``strip_diacritics``
+removes).
+
+Multiword tokens: a token whose words are unchanged keeps its form; French *de*/*à* + *le*/
+*les* are recomposed (*du au des aux*) or split (*de l'*) when elision changes the article; a
+token with a replaced word is re-spelled by concatenation, which `can_respell` allows only
+where the other words are clitics (Arabic, English *'s*). A content word in any other
+multiword token is not replaced (``in_multiword_token``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+
+from ..lexicons import english_article_exceptions, french_no_elision
+from ..ud.columns import SentenceColumns
+from .inflection import parse_feats
+
+ARABIC_DIACRITICS = re.compile(
+    "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]"
+)
+APOSTROPHES = ("'", "’")
+# Languages whose multiword tokens are a host plus clitics written together.
+CLITIC_SPELLING = {"ar", "he"}
+# MISC attributes that describe a word's old form or lemma, dropped when the form changes.
+FORM_MISC = {"wordform", "CorrectForm", "CorrectSpaceAfter", "Translit", "LTranslit", "Gloss",
+             "LGloss", "LId", "Vform", "Lform", "MSeg", "MGloss"}  # fmt: skip
+
+
+def strip_arabic_diacritics(text: str) -> str:
+    return ARABIC_DIACRITICS.sub("", text)
+
+
+def lemma_key(lang: str) -> Callable[[str], str]:
+    """How lemmas are compared and pooled: Arabic without diacritics, others as written."""
+    return strip_arabic_diacritics if lang == "ar" else _same
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def like_case(original: str, new: str) -> str:
+    """The new word with the original's capitalisation: ALL CAPS, Capitalised, or as is."""
+    if sum(c.isalpha() for c in original) > 1 and original.isupper():
+        return new.upper()
+    if original[:1].isupper():
+        return new[:1].upper() + new[1:]
+    return new
+
+
+def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
+    """A word's form as a lexicon entry: sentence-initial or shouted capitals undone where
+    the lemma is lower case; Arabic without diacritics, with the article's alif that the
+    clitic li- swallows (ل + لسلطة -> السلطة) and the taa marbuta that a suffixed pronoun
+    opens (حيات + نا -> حياة)."""
+    form, lemma = cols.forms[i], cols.lemmas[i]
+    if lemma[:1].islower() and form[:1].isupper():
+        form = form.lower() if len(form) > 1 and form.isupper() else form[:1].lower() + form[1:]
+    if lang == "ar":
+        form = strip_arabic_diacritics(form)
+        if _after_li(cols, i) and form.startswith("ل") and "Definite=Def" in cols.feats[i]:
+            form = "ا" + form
+        singular = "Number=Sing" in cols.feats[i]  # not the plural -aat
+        opened = form.endswith("ت") and strip_arabic_diacritics(lemma).endswith("ة")
+        if singular and opened and _before_suffix(cols, i):
+            form = form[:-1] + "ة"
+    return form
+
+
+def _after_li(cols: SentenceColumns, i: int) -> bool:
+    return (
+        i > 0
+        and strip_arabic_diacritics(cols.forms[i - 1]) == "ل"
+        and not space_after(cols.misc[i - 1])
+    )
+
+
+def _before_suffix(cols: SentenceColumns, i: int) -> bool:
+    """Followed by a pronoun written together with it (Arabic: حيات|نا)."""
+    return i + 1 < len(cols) and cols.upos[i + 1] == "PRON" and not space_after(cols.misc[i])
+
+
+def ending_class(form: str) -> str | None:
+    """German adjective ending: -e, -em, -en, -er or -es (None for any other ending)."""
+    if form.endswith("e"):
+        return "e"
+    if form[-2:] in ("em", "en", "er", "es"):
+        return form[-2:]
+    return None
+
+
+def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str], bool]:
+    """Which inflected forms may replace word ``i``: a visibly different word; for a German
+    adjective one with the same ending (strong and weak endings share FEATS); for an Arabic
+    word one with the article exactly when the original has it (UD's Definite=Def covers
+    nouns with and without al-)."""
+    original = cols.forms[i]
+    folded = original.casefold()
+    if lang == "de" and cols.upos[i] == "ADJ" and (ending := ending_class(original)):
+        return lambda form: form.casefold() != folded and ending_class(form) == ending
+    if lang == "ar":
+        article = citation_form(lang, cols, i).startswith("ال")
+        return lambda form: form != original and form.startswith("ال") == article
+    return lambda form: form.casefold() != folded
+
+
+def can_respell(lang: str, cols: SentenceColumns, first: int, last: int, i: int) -> bool:
+    """Whether word ``i`` of the multiword token ``first..last`` may be replaced: the token is
+    its words written together, and the others are clitics (Arabic, Hebrew) or apostrophe
+    clitics after the replaced host (English *Bush's*)."""
+    token = next(t for a, b, t in cols.mwt_spans() if a == first and b == last)
+    spelled = "".join(cols.forms[first : last + 1])
+    if token["form"].casefold() != spelled.casefold():
+        return False
+    if lang in CLITIC_SPELLING:
+        return True
+    return i == first and all(
+        cols.forms[j].startswith(APOSTROPHES) for j in range(first + 1, last + 1)
+    )
+
+
+# --- MISC -----------------------------------------------------------------------------------
+
+
+def space_after(misc: str) -> bool:
+    return "SpaceAfter=No" not in misc.split("|")
+
+
+def set_space_after(misc: str, space: bool) -> str:
+    items = [item for item in misc.split("|") if item not in ("_", "SpaceAfter=No")]
+    if not space:
+        items.append("SpaceAfter=No")
+        items.sort(key=lambda item: item.split("=")[0].lower())
+    return "|".join(items) or "_"
+
+
+def drop_form_misc(misc: str) -> str:
+    items = [item for item in misc.split("|") if item.split("=")[0] not in FORM_MISC]
+    return "|".join(item for item in items if item != "_") or "_"
+
+
+# --- English ---------------------------------------------------------------------------------
+
+_LETTER_AN = set("aefhilmnorsx")  # letters whose name starts with a vowel sound: "an FBI"
+
+
+def english_article(word: str) -> str:
+    """'a' or 'an' before ``word``, by its first sound: a lexicon of exceptions to the
+    spelling (``a university``, ``an hour``), acronyms read letter by letter, numerals."""
+    w = word.lstrip("\"'‘“(").casefold()
+    if not w:
+        return "a"
+    exceptions = english_article_exceptions()
+    if w in exceptions:
+        return exceptions[w]
+    stem = w.split("-")[0]
+    if stem in exceptions:
+        return exceptions[stem]
+    if w[0].isdigit():
+        number = re.match(r"\d+", w).group()
+        return "an" if number[0] == "8" or number in ("11", "18") else "a"
+    bare = word.lstrip("\"'‘“(")
+    if bare.isalpha() and bare.isupper() and _initialism(bare):
+        return "an" if w[0] in _LETTER_AN else "a"  # read letter by letter: "an FBI agent"
+    return "an" if w[0] in "aeiou" else "a"
+
+
+def _initialism(word: str) -> bool:
+    """Capitals read letter by letter: up to three letters, or up to five without a vowel
+    (HTML); NASA and NATO are read as words."""
+    return 1 < len(word) <= 3 or (len(word) <= 5 and not set(word) & set("AEIOUY"))
+
+
+def _english(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    for i, form in enumerate(cols.forms):
+        if form.lower() not in ("a", "an") or cols.upos[i] != "DET":
+            continue
+        j = next((k for k in range(i + 1, len(cols)) if cols.upos[k] != "PUNCT"), None)
+        if j is None or not replaced[j]:
+            continue
+        article = english_article(cols.forms[j])
+        if article != form.lower():
+            _set_form(cols, i, like_case(form, article))
+            counts["a_an"] += 1
+
+
+# --- French ----------------------------------------------------------------------------------
+
+_ELIDED = {"le": "l", "la": "l", "de": "d", "que": "qu", "ne": "n", "se": "s", "me": "m",
+           "te": "t", "je": "j"}  # fmt: skip
+# l' is le or la by gender (None)
+_UNELIDED = {"l": None, "d": "de", "qu": "que", "n": "ne", "s": "se", "m": "me", "t": "te",
+             "j": "je"}  # fmt: skip
+_FUNCTION_UPOS = {"DET", "ADP", "PRON", "SCONJ", "ADV", "PART"}
+_CONTRACTIONS = {("de", "le"): "du", ("à", "le"): "au", ("de", "les"): "des", ("à", "les"): "aux"}
+
+
+def french_vowel_initial(form: str, lemma: str = "") -> bool:
+    """Whether French elides before this word: a vowel (accented or not), a mute h, or a y
+    before a consonant (Yves); not an h aspiré or another listed word (onze, oui)."""
+    word = form.lstrip('"«“‘( ').lower()
+    if not word:
+        return False
+    blocked = french_no_elision()
+    if {word, word.split("-")[0], lemma.lower()} & blocked:
+        return False  # le héros, le Haut-Rhin
+    first = unicodedata.normalize("NFD", word[0])[0]
+    if word[0] in "œæ" or first in "aeiou":
+        return True
+    if first == "h":
+        return True
+    if first == "y":
+        second = unicodedata.normalize("NFD", word[1:2] or "a")[0]
+        return second not in "aeiouy"
+    return False
+
+
+def _gender(cols: SentenceColumns, i: int) -> str | None:
+    """The word's own Gender, else for an article its noun's."""
+    gender = parse_feats(cols.feats[i]).get("Gender")
+    if gender is None and cols.upos[i] == "DET" and cols.heads[i]:
+        gender = parse_feats(cols.feats[cols.heads[i] - 1]).get("Gender")
+    return gender
+
+
+def _french(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> set[int]:
+    """Elision and its reverse, ce/cet and ma/mon before a replaced word; returns the
+    indices whose article changed, for the contractions."""
+    apostrophe = "’" if "’" in cols.text else "'"
+    changed = set()
+    for i in range(len(cols) - 1):
+        if not replaced[i + 1] or cols.upos[i] not in _FUNCTION_UPOS:
+            continue
+        form = cols.forms[i]
+        low = form.lower()
+        vowel = french_vowel_initial(cols.forms[i + 1], cols.lemmas[i + 1])
+        if vowel and low in _ELIDED:
+            _set_form(cols, i, like_case(form, _ELIDED[low] + apostrophe))
+            cols.misc[i] = set_space_after(cols.misc[i], False)
+            counts["elision"] += 1
+            changed.add(i)
+        elif not vowel and low.endswith(APOSTROPHES) and low[:-1] in _UNELIDED:
+            full = _UNELIDED[low[:-1]] or ("la" if _gender(cols, i) == "Fem" else "le")
+            _set_form(cols, i, like_case(form, full))
+            cols.misc[i] = set_space_after(cols.misc[i], True)
+            counts["elision_undone"] += 1
+            changed.add(i)
+        elif cols.upos[i] == "DET" and low in ("ce", "cet"):
+            want = "cet" if vowel else "ce"
+            if want != low and _gender(cols, i) != "Fem":
+                _set_form(cols, i, like_case(form, want))
+                counts["ce_cet"] += 1
+        elif cols.upos[i] == "DET" and low in ("ma", "ta", "sa", "mon", "ton", "son"):
+            feats = parse_feats(cols.feats[cols.heads[i] - 1]) if cols.heads[i] else {}
+            if feats.get("Gender") == "Fem" and feats.get("Number", "Sing") == "Sing":
+                want = low[0] + ("on" if vowel else "a")
+                if want != low:
+                    _set_form(cols, i, like_case(form, want))
+                    counts["possessive"] += 1
+    return changed
+
+
+def _french_contractions(cols: SentenceColumns, changed: set[int], counts: Counter) -> None:
+    """de/à + le/les as one token (du, au, des, aux) unless the article is elided (de l')."""
+    spans = {(a, b): token for a, b, token in cols.mwt_spans()}
+    for i in sorted(changed):
+        if i == 0 or cols.upos[i] != "DET" or cols.upos[i - 1] != "ADP":
+            continue
+        pair = (cols.forms[i - 1].lower(), cols.forms[i].lower())
+        token = spans.get((i - 1, i))
+        if token is not None and pair[1].endswith(APOSTROPHES):
+            cols.multiword_tokens.remove(token)  # du, au -> de l', à l'
+            cols.forms[i - 1] = like_case(token["form"], cols.forms[i - 1])
+            counts["contraction_split"] += 1
+        elif token is None and pair in _CONTRACTIONS:
+            form = like_case(cols.forms[i - 1], _CONTRACTIONS[pair])
+            line = {k: "_" for k in ("lemma", "upos", "xpos", "feats", "head", "deprel", "deps")}
+            line |= {"id": f"{i}-{i + 1}", "form": form, "misc": _layout_misc(cols.misc[i])}
+            cols.multiword_tokens.append(line)
+            cols.multiword_tokens.sort(key=lambda t: int(t["id"].split("-")[0]))
+            counts["contraction_made"] += 1
+
+
+def _layout_misc(misc: str) -> str:
+    return "|".join(item for item in misc.split("|") if item.startswith("Space")) or "_"
+
+
+# --- Russian, Arabic -------------------------------------------------------------------------
+
+_RUSSIAN_VOWELS = set("аоуэиы")
+
+
+def _russian(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    for i in range(len(cols) - 1):
+        low = cols.forms[i].lower()
+        if cols.upos[i] != "ADP" or low not in ("о", "об") or not replaced[i + 1]:
+            continue
+        want = "об" if cols.forms[i + 1][:1].lower() in _RUSSIAN_VOWELS else "о"
+        if want != low:
+            _set_form(cols, i, like_case(cols.forms[i], want))
+            counts["o_ob"] += 1
+
+
+def _arabic(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    for i in range(len(cols)):
+        if not replaced[i]:
+            continue
+        if _after_li(cols, i) and cols.forms[i].startswith("ال"):
+            cols.forms[i] = cols.forms[i][1:]
+            counts["li_article"] += 1
+        if _before_suffix(cols, i) and cols.forms[i].endswith("ة"):
+            cols.forms[i] = cols.forms[i][:-1] + "ت"
+            counts["taa_marbuta"] += 1
+
+
+def _set_form(cols: SentenceColumns, i: int, form: str) -> None:
+    cols.forms[i] = form
+    cols.misc[i] = drop_form_misc(cols.misc[i])
+
+
+# --- the sentence ----------------------------------------------------------------------------
+
+
+def adjust(lang: str, cols: SentenceColumns, replaced: list[bool]) -> Counter:
+    """Apply the language's rules to a sentence whose replaced words are in place; respell
+    the multiword tokens around replaced words. Returns counts by rule."""
+    counts: Counter = Counter()
+    if lang == "en":
+        _english(cols, replaced, counts)
+    elif lang == "fr":
+        changed = _french(cols, replaced, counts)
+        _french_contractions(cols, changed, counts)
+    elif lang == "ru":
+        _russian(cols, replaced, counts)
+    elif lang == "ar":
+        _arabic(cols, replaced, counts)
+    for first, last, token in cols.mwt_spans():
+        if any(replaced[first : last + 1]):
+            token["form"] = like_case(token["form"], "".join(cols.forms[first : last + 1]))
+            token["misc"] = drop_form_misc(token["misc"])
+            counts["multiword_token_respelled"] += 1
+    return counts
+
+
+def surface_tokens(cols: SentenceColumns) -> list[tuple[int, int, str, str]]:
+    """(first word, last word, form, misc) of each token as written: a multiword token or a
+    word outside one."""
+    starts = {first: (first, last, t) for first, last, t in cols.mwt_spans()}
+    tokens, i = [], 0
+    while i < len(cols):
+        if i in starts:
+            first, last, token = starts[i]
+            tokens.append((first, last, token["form"], token["misc"]))
+            i = last + 1
+        else:
+            tokens.append((i, i, cols.forms[i], cols.misc[i]))
+            i += 1
+    return tokens
+
+
+def _gaps(text: str, tokens: list[tuple[int, int, str, str]]) -> list[str] | None:
+    """The text between each token and the next, if the tokens spell ``text`` in order."""
+    position, gaps = 0, []
+    for k, (_, _, form, _) in enumerate(tokens):
+        found = text.find(form, position)
+        if found < 0 or text[position:found].strip():
+            return None
+        if k:
+            gaps.append(text[position:found])
+        position = found + len(form)
+    gaps.append(text[position:])
+    return gaps
+
+
+def render_text(original: SentenceColumns, cols: SentenceColumns) -> str:
+    """The nonce sentence's text: the original's spacing wherever a token kept its SpaceAfter,
+    else one space or none as SpaceAfter says."""
+    old_tokens = surface_tokens(original)
+    new_tokens = surface_tokens(cols)
+    gaps = _gaps(original.text, old_tokens) if original.text else None
+    old_after = {}
+    if gaps is not None:
+        old_after = {last: (space_after(misc), gaps[k]) for k, (_, last, _, misc) in
+                     enumerate(old_tokens)}  # fmt: skip
+    parts = []
+    for _, last, form, misc in new_tokens:
+        space = space_after(misc)
+        parts.append(form)
+        kept = old_after.get(last)
+        if kept is not None and kept[0] == space:
+            parts.append(kept[1])
+        else:
+            parts.append(" " if space else "")
+    return "".join(parts).strip()
+
+
+def set_text(cols: SentenceColumns, text: str) -> None:
+    cols.text = text
+    cols.comments = [
+        f"# text = {text}" if line.split("=")[0].strip() == "# text" else line
+        for line in cols.comments
+    ]
