@@ -17,7 +17,7 @@ from datasets import Features, List, Value
 from ..data.writer import ParquetSplitWriter, table
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
-from ..perturb.word_order import identity, inverse, moved_fraction
+from ..perturb.word_order import identity, inverse
 from ..ud.conllu_io import Sentence
 from ..ud.selection import Selection, select
 from ..ud.sources import Treebank
@@ -99,11 +99,16 @@ def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> tupl
 
 
 def sentence_rows(
-    s: Sentence, plan: SentencePlan, lang: str, treebank: str, seed: int, families: Iterable[str]
+    s: Sentence,
+    plan: SentencePlan,
+    lang: str,
+    treebank: str,
+    seed: int,
+    families: Iterable[str],
+    lemma_words: list[str],
 ) -> Iterable[tuple[str, tuple]]:
     """(split, row) for every condition of one sentence; a row holds the values of
-    `FEATURES` in order."""
-    lemma_words = lemmatize(s.forms, s.lemmas)
+    `FEATURES` in order. ``lemma_words`` are the sentence's +L words."""
     t = plan.target
     item = (f"{treebank}/{s.sent_id}/seed{seed}", treebank, lang, s.sent_id, seed)
     target = (s.forms[t], lemma_words[t], s.upos[t])
@@ -163,17 +168,32 @@ class Job:
     root: Path
 
 
-def _record(stats: SeedStats, s: Sentence, plan: SentencePlan, families: list[str]) -> None:
+@dataclass
+class SentenceFacts:
+    """What every seed of a sentence shares: its +L words and non-punctuation words."""
+
+    lemma_words: list[str]
+    counted: list[int]  # non-punctuation word indices, for the magnitude statistics
+    lemma_changed: int  # of those, words whose lemma differs from the form
+
+    @classmethod
+    def of(cls, s: Sentence) -> SentenceFacts:
+        lemma_words = lemmatize(s.forms, s.lemmas)
+        counted = [i for i, tag in enumerate(s.upos) if tag != "PUNCT"]
+        changed = sum(lemma_words[i] != s.forms[i] for i in counted)
+        return cls(lemma_words, counted, changed)
+
+
+def _record(stats: SeedStats, facts: SentenceFacts, plan: SentencePlan, families) -> None:
     stats.kept += 1
     for reason_split, reason in plan.dropped.items():
         stats.row_drops[f"{reason_split}:{reason}"] += 1
-    content = [i for i, tag in enumerate(s.upos) if tag != "PUNCT"]
-    stats.lemma_changed += sum(s.lemmas[i] not in ("_", s.forms[i]) for i in content)
-    stats.lemma_total += len(content)
+    stats.lemma_changed += facts.lemma_changed
+    stats.lemma_total += len(facts.counted)
     for family in families:
-        moved, total = moved_fraction(plan.perms[family], s.upos)
-        stats.moved[family] += moved
-        stats.movable[family] += total
+        perm = plan.perms[family]
+        stats.moved[family] += sum(perm[i] != i for i in facts.counted)
+        stats.movable[family] += len(facts.counted)
 
 
 def run_job(job: Job) -> dict:
@@ -188,11 +208,11 @@ def run_job(job: Job) -> dict:
     try:
         for treebank in job.treebanks:
             per_seed = stats.setdefault(treebank.lang, {})
+            for seed in job.seeds:
+                per_seed.setdefault(seed, SeedStats())
             sentences = select(treebank, job.selection)
             while chunk := [s for _, s in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
-                for seed in job.seeds:
-                    seed_stats = per_seed.setdefault(seed, SeedStats())
-                    _write_chunk(writer, job, treebank, seed, chunk, states[seed], seed_stats)
+                _write_chunk(writer, job, treebank, chunk, states, per_seed)
     finally:
         writer.close()
     return {
@@ -201,21 +221,30 @@ def run_job(job: Job) -> dict:
     }
 
 
-def _write_chunk(writer, job, treebank, seed, chunk, state, stats: SeedStats) -> None:
-    rows: dict[str, list[tuple]] = {}
+def _write_chunk(writer, job, treebank, chunk, states, per_seed: dict[int, SeedStats]) -> None:
+    """Plan and write one chunk of sentences for every seed; what does not depend on the
+    seed is computed once per sentence."""
+    rows: dict[tuple[int, str], list[tuple]] = {}
+    lang, code = treebank.lang, treebank.code
     for s in chunk:
-        stats.sentences += 1
-        plan = job.protocol.plan(s, treebank.lang, treebank.code, seed, state)
-        if isinstance(plan, str):
-            stats.sentence_drops[plan] += 1
-            continue
-        _record(stats, s, plan, job.families)
-        for split, row in sentence_rows(s, plan, treebank.lang, treebank.code, seed, job.families):
-            rows.setdefault(split, []).append(row)
-    for split, split_rows in rows.items():
+        facts = SentenceFacts.of(s)
+        candidates = job.protocol.candidates(s, lang)
+        for seed in job.seeds:
+            stats = per_seed[seed]
+            stats.sentences += 1
+            plan = job.protocol.plan(s, lang, code, seed, states[seed], candidates)
+            if isinstance(plan, str):
+                stats.sentence_drops[plan] += 1
+                continue
+            _record(stats, facts, plan, job.families)
+            for split, row in sentence_rows(
+                s, plan, lang, code, seed, job.families, facts.lemma_words
+            ):
+                rows.setdefault((seed, split), []).append(row)
+    for (seed, split), split_rows in rows.items():
         values = zip(*split_rows, strict=True)  # rows -> columns
         arrow = table(dict(zip(FEATURES, map(list, values), strict=True)), FEATURES)
-        stats.rows[split] += arrow.num_rows
+        per_seed[seed].rows[split] += arrow.num_rows
         family = split.removesuffix("_lemma")
         families = job.families if family == "orig" else [family]
-        writer.share([config_name(treebank.lang, f, seed) for f in families], split, arrow)
+        writer.share([config_name(lang, f, seed) for f in families], split, arrow)

@@ -40,18 +40,23 @@ class Lrec2026Protocol:
     def start(self, seed: int) -> random.Random:
         return random.Random(seed)
 
-    def plan(self, s: Sentence, lang: str, treebank: str, seed: int, rng: random.Random):
+    def candidates(self, s: Sentence, lang: str) -> list[int]:
+        """Any word after the first outside the released punctuation and stop lists."""
         lists = load_toml(_FILTERS).get(lang)
         if lists is None:
             raise ValueError(f"the lrec2026 protocol defines no target lists for {lang!r}")
         punct, stop = frozenset(lists["punct"]), frozenset(lists["stop"])
-        candidates = [
+        return [
             i
             for i in range(1, len(s.forms))
             if s.forms[i] not in punct
             and s.forms[i].lower() not in stop
             and has_visible_text(s.forms[i])
         ]
+
+    def plan(self, s: Sentence, lang, treebank, seed, rng: random.Random, candidates=None):
+        if candidates is None:
+            candidates = self.candidates(s, lang)
         if not candidates:
             return "no_target_candidate"
         target = rng.choice(candidates)

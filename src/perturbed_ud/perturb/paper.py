@@ -29,13 +29,18 @@ class PaperProtocol:
     def start(self, seed: int) -> None:
         """No state: every draw is keyed."""
 
-    def plan(self, s: Sentence, lang: str, treebank: str, seed: int, state: None):
+    def candidates(self, s: Sentence, lang: str) -> list[int]:
+        """Possible targets: content words outside the stoplist (the same for every seed)."""
         stop = stoplist(lang)
-        candidates = [
+        return [
             i
             for i, (form, tag) in enumerate(zip(s.forms, s.upos, strict=True))
             if tag in CONTENT_UPOS and form.lower() not in stop and has_visible_text(form)
         ]
+
+    def plan(self, s: Sentence, lang, treebank, seed, state, candidates=None):
+        if candidates is None:
+            candidates = self.candidates(s, lang)
         if not candidates:
             return "only_punctuation" if set(s.upos) == {"PUNCT"} else "no_content_word"
         draws = KeyedDraws(seed, treebank, s.sent_id)

@@ -83,9 +83,3 @@ def head_swap(
             dep = choose(head, dependents[head])
             position[head], position[dep] = position[dep], position[head]
     return position
-
-
-def moved_fraction(perm: Sequence[int], upos: Sequence[str]) -> tuple[int, int]:
-    """(non-punctuation words whose position changed, non-punctuation words)."""
-    counted = [i for i, tag in enumerate(upos) if tag != "PUNCT"]
-    return sum(perm[i] != i for i in counted), len(counted)
