@@ -12,7 +12,7 @@ splits of a small perturbed-ud build of English EWT (test, seed 1):
                     only the target's pieces are scored
 (d) ours, gold scoring  log-probabilities of the gold pieces under the same masking as (c):
                     left to right, later pieces of the word masked, everything else visible,
-                    with special tokens; ``position_log_probs`` over (item, piece) rows in
+                    with special tokens; ``Batcher.gold_log_probs`` over (item, piece) rows in
                     token-budget batches
 
 Every method starts from the word lists (tokenization is timed) and the model is loaded
@@ -186,10 +186,7 @@ def run_ours_gold(lm, records, max_tokens: int):
             positions.append(position)
             gold.append(item.gold_pieces[step])
         sizes.append(len(item.span))
-    import torch
-
-    scores = Batcher(lm, max_tokens).log_probs(rows, positions)
-    picked = scores[torch.arange(len(gold)), torch.tensor(gold)].tolist()
+    picked = Batcher(lm, max_tokens).gold_log_probs(rows, positions, gold)
     out, start = [], 0
     for size in sizes:
         out.append(picked[start : start + size])

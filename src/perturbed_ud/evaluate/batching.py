@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .models import LanguageModel, next_token_log_probs, position_log_probs
+from .models import LanguageModel, next_token_log_probs, position_logits
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,10 +58,11 @@ class Batcher:
             batch = order[start:end]
             try:
                 results = score(batch)
-            except torch.cuda.OutOfMemoryError:
-                if len(batch) == 1:
+            except (torch.cuda.OutOfMemoryError, RuntimeError) as err:
+                if len(batch) == 1 or not _out_of_memory(err):
                     raise
-                torch.cuda.empty_cache()
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
                 self.max_tokens = max(1, self.max_tokens // 2)
                 continue
             for r, result in zip(batch, results, strict=True):
@@ -69,14 +70,27 @@ class Batcher:
             start = end
         return out
 
-    def log_probs(self, rows: list[list[int]], positions: list[int]) -> torch.Tensor:
-        """Masked LM: the vocabulary log-distribution at one position per row."""
-
-        return torch.stack(self._run(rows, lambda batch: self._masked(rows, positions, batch)))
-
-    def _masked(self, rows, positions, batch) -> torch.Tensor:
+    def _masked_logits(self, rows, positions, batch) -> torch.Tensor:
         picked = [rows[r] for r in batch]
-        return position_log_probs(self.lm, picked, [positions[r] for r in batch], self.padding_side)
+        return position_logits(self.lm, picked, [positions[r] for r in batch], self.padding_side)
+
+    def top_log_probs(
+        self, rows: list[list[int]], positions: list[int], k: int, banned: list[int] | None = None
+    ) -> list[tuple[list[float], list[int]]]:
+        """Masked LM: the ``k`` most probable pieces at one position per row, as (log-probs,
+        ids); ``banned`` pieces are never proposed (the distribution still covers them)."""
+
+        def score(batch):
+            logits = self._masked_logits(rows, positions, batch)
+            normaliser = torch.logsumexp(logits, dim=-1, keepdim=True)
+            if banned:
+                with torch.inference_mode():  # in place: no second vocabulary-wide copy
+                    logits[:, banned] = float("-inf")
+            top = logits.topk(k, dim=-1)
+            values = (top.values - normaliser).tolist()
+            return list(zip(values, top.indices.tolist(), strict=True))
+
+        return self._run(rows, score)
 
     def gold_log_probs(
         self, rows: list[list[int]], positions: list[int], golds: list[int]
@@ -84,9 +98,10 @@ class Batcher:
         """Masked LM: log p(gold piece) at one position per row."""
 
         def score(batch):
-            scores = self._masked(rows, positions, batch)
-            wanted = torch.tensor([golds[r] for r in batch], device=scores.device)
-            return scores.gather(-1, wanted[:, None]).squeeze(-1).tolist()
+            logits = self._masked_logits(rows, positions, batch)
+            wanted = torch.tensor([golds[r] for r in batch], device=logits.device)
+            chosen = logits.gather(-1, wanted[:, None]).squeeze(-1)
+            return (chosen - torch.logsumexp(logits, dim=-1)).tolist()
 
         return self._run(rows, score)
 
@@ -98,3 +113,11 @@ class Batcher:
                 self.lm, [rows[r] for r in batch], self.padding_side
             ),  # fmt: skip
         )
+
+
+def _out_of_memory(err: Exception) -> bool:
+    """CUDA's OutOfMemoryError, or the RuntimeError a CPU allocation failure raises."""
+    message = str(err)
+    return isinstance(err, torch.cuda.OutOfMemoryError) or (
+        "out of memory" in message or "can't allocate memory" in message
+    )

@@ -48,12 +48,9 @@ def beam_search(
                 rows.append(row)
                 positions.append(item.span[step])
                 owners.append((i, b))
-        scores = batcher.log_probs(rows, positions)
-        if banned:
-            scores[:, banned] = float("-inf")
-        top_scores, top_ids = scores.topk(beam, dim=-1)
         per_item: dict[int, tuple[list, list]] = {}
-        for (i, _), ids, values in zip(owners, top_ids.tolist(), top_scores.tolist(), strict=True):
+        tops = batcher.top_log_probs(rows, positions, beam, banned)
+        for (i, _), (values, ids) in zip(owners, tops, strict=True):
             per_item.setdefault(i, ([], []))
             per_item[i][0].append(values)
             per_item[i][1].append(ids)

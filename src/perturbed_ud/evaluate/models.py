@@ -135,14 +135,14 @@ def _lm_head(model: torch.nn.Module):
 def _padded(lm: LanguageModel, rows: list[list[int]], padding_side: str):
     """Padded ids, attention mask, explicit position ids and each row's offset."""
     length = max(map(len, rows))
-    ids = torch.full((len(rows), length), lm.pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), length), dtype=torch.long)
-    offsets = []
-    for r, row in enumerate(rows):
-        offset = length - len(row) if padding_side == "left" else 0
-        ids[r, offset : offset + len(row)] = torch.tensor(row)
-        mask[r, offset : offset + len(row)] = 1
-        offsets.append(offset)
+    offsets = [length - len(row) if padding_side == "left" else 0 for row in rows]
+    padded, present = [], []
+    for row, offset in zip(rows, offsets, strict=True):
+        after = length - offset - len(row)
+        padded.append([lm.pad_id] * offset + list(row) + [lm.pad_id] * after)
+        present.append([0] * offset + [1] * len(row) + [0] * after)
+    ids = torch.tensor(padded, dtype=torch.long)
+    mask = torch.tensor(present, dtype=torch.long)
     position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
     config = lm.model.config
     if config.model_type in _PADDING_OFFSET_POSITIONS:
@@ -155,13 +155,14 @@ def _autocast(lm: LanguageModel):
     return torch.autocast(lm.device.type, dtype=lm.dtype, enabled=lm.dtype is not None)
 
 
-def position_log_probs(
+def position_logits(
     lm: LanguageModel, rows: list[list[int]], positions: list[int], padding_side: str = "right"
 ) -> torch.Tensor:
-    """Log-probabilities (fp32, rows × vocabulary) at one position per row of a masked LM.
+    """Logits (fp32, rows × vocabulary) at one position per row of a masked LM.
 
     Rows are padded to a common length on ``padding_side`` with explicit position ids, so a
-    row's result does not depend on which rows share its batch.
+    row's result does not depend on which rows share its batch. Callers normalise with
+    ``logsumexp`` rather than a second vocabulary-wide log-softmax copy.
     """
     ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
     index = torch.arange(len(rows), device=lm.device)
@@ -173,7 +174,7 @@ def position_log_probs(
             logits = lm.model(**inputs).logits[index, at]
         else:
             logits = head(lm.model.base_model(**inputs).last_hidden_state[index, at])
-    return torch.log_softmax(logits.float(), dim=-1)
+    return logits.float()
 
 
 def next_token_log_probs(
