@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .models import LanguageModel, next_token_log_probs, position_logits
+from .models import LanguageModel, next_token_log_probs, position_scores
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,9 +70,10 @@ class Batcher:
             start = end
         return out
 
-    def _masked_logits(self, rows, positions, batch) -> torch.Tensor:
+    def _masked(self, rows, positions, batch, reduce) -> list:
         picked = [rows[r] for r in batch]
-        return position_logits(self.lm, picked, [positions[r] for r in batch], self.padding_side)
+        where = [positions[r] for r in batch]
+        return position_scores(self.lm, picked, where, reduce, self.padding_side)
 
     def top_log_probs(
         self, rows: list[list[int]], positions: list[int], k: int, banned: list[int] | None = None
@@ -80,17 +81,15 @@ class Batcher:
         """Masked LM: the ``k`` most probable pieces at one position per row, as (log-probs,
         ids); ``banned`` pieces are never proposed (the distribution still covers them)."""
 
-        def score(batch):
-            logits = self._masked_logits(rows, positions, batch)
+        def top(logits, _first):
             normaliser = torch.logsumexp(logits, dim=-1, keepdim=True)
             if banned:
-                with torch.inference_mode():  # in place: no second vocabulary-wide copy
-                    logits[:, banned] = float("-inf")
-            top = logits.topk(k, dim=-1)
-            values = (top.values - normaliser).tolist()
-            return list(zip(values, top.indices.tolist(), strict=True))
+                logits[:, banned] = float("-inf")
+            best = logits.topk(k, dim=-1)
+            values = (best.values - normaliser).tolist()
+            return list(zip(values, best.indices.tolist(), strict=True))
 
-        return self._run(rows, score)
+        return self._run(rows, lambda batch: self._masked(rows, positions, batch, top))
 
     def gold_log_probs(
         self, rows: list[list[int]], positions: list[int], golds: list[int]
@@ -98,10 +97,13 @@ class Batcher:
         """Masked LM: log p(gold piece) at one position per row."""
 
         def score(batch):
-            logits = self._masked_logits(rows, positions, batch)
-            wanted = torch.tensor([golds[r] for r in batch], device=logits.device)
-            chosen = logits.gather(-1, wanted[:, None]).squeeze(-1)
-            return (chosen - torch.logsumexp(logits, dim=-1)).tolist()
+            wanted = torch.tensor([golds[r] for r in batch], device=self.lm.device)
+
+            def gold(logits, first):
+                chosen = logits.gather(-1, wanted[first : first + len(logits), None]).squeeze(-1)
+                return (chosen - torch.logsumexp(logits, dim=-1)).tolist()
+
+            return self._masked(rows, positions, batch, gold)
 
         return self._run(rows, score)
 

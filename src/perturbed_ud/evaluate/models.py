@@ -9,6 +9,7 @@ log-probability is kept. Log-softmax is always fp32.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,26 +156,36 @@ def _autocast(lm: LanguageModel):
     return torch.autocast(lm.device.type, dtype=lm.dtype, enabled=lm.dtype is not None)
 
 
-def position_logits(
-    lm: LanguageModel, rows: list[list[int]], positions: list[int], padding_side: str = "right"
-) -> torch.Tensor:
-    """Logits (fp32, rows × vocabulary) at one position per row of a masked LM.
+def position_scores(
+    lm: LanguageModel,
+    rows: list[list[int]],
+    positions: list[int],
+    reduce: Callable[[torch.Tensor, int], list],
+    padding_side: str = "right",
+    slice_rows: int = 256,
+) -> list:
+    """Scores at one position per row of a masked LM, via ``reduce(logits, first_row)``.
 
-    Rows are padded to a common length on ``padding_side`` with explicit position ids, so a
-    row's result does not depend on which rows share its batch. Callers normalise with
-    ``logsumexp`` rather than a second vocabulary-wide log-softmax copy.
+    The encoder runs once over the padded rows; the LM head then runs on ``slice_rows``
+    positions at a time and ``reduce`` turns each fp32 logits slice (rows × vocabulary) into
+    what the caller keeps (top-k, a gold log-probability), so memory holds one slice of
+    vocabulary-wide logits. Rows are padded on ``padding_side`` with explicit position ids,
+    so a row's result does not depend on which rows share its batch.
     """
     ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
     index = torch.arange(len(rows), device=lm.device)
     at = torch.tensor([o + p for o, p in zip(offsets, positions, strict=True)], device=lm.device)
     head = _lm_head(lm.model)
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
+    out: list = []
     with torch.inference_mode(), _autocast(lm):
         if head is None:
             logits = lm.model(**inputs).logits[index, at]
-        else:
-            logits = head(lm.model.base_model(**inputs).last_hidden_state[index, at])
-    return logits.float()
+            return reduce(logits.float(), 0)
+        hidden = lm.model.base_model(**inputs).last_hidden_state[index, at]
+        for start in range(0, len(rows), slice_rows):
+            out.extend(reduce(head(hidden[start : start + slice_rows]).float(), start))
+    return out
 
 
 def next_token_log_probs(
