@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import cpu_model
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TARGET_ROWS_PER_S = 20_000
 FLAT_TOLERANCE = 0.15  # peak RSS at the largest size within 15% of the smallest
@@ -252,17 +254,8 @@ def _short_path(file: str) -> str:
 def machine_info(core: int) -> dict:
     import pyarrow
 
-    cpu = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
     return {
-        "cpu": cpu,
+        "cpu": cpu_model(),
         "logical_cpus": os.cpu_count(),
         "cores_used": 1,
         "pinned_core": core,

@@ -29,13 +29,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
+
+from benchlib import torch_machine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 3
@@ -61,33 +62,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--json", type=Path, help="write the results here")
     return parser.parse_args(argv)
-
-
-def machine(threads: int) -> dict:
-    import torch
-    import transformers
-
-    cpu = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    from importlib.metadata import version
-
-    return {
-        "cpu": cpu,
-        "logical_cpus": os.cpu_count(),
-        "torch_threads": torch.get_num_threads(),
-        "requested_threads": threads,
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "minicons": version("minicons"),
-    }
 
 
 # --- inputs --------------------------------------------------------------------------------
@@ -356,7 +330,7 @@ def main(argv=None) -> None:
             lm, records, outputs["naive"], outputs["ours"], outputs["ours_gold"],
             outputs["minicons"], outputs["minicons_target"],
         )  # fmt: skip
-    info = machine(args.threads)
+    info = torch_machine(args.threads)
     splits = {s: sum(r[3] == s for r in records) for s in ("orig", "full")}
     print(
         f"\n{info['cpu']}, {info['logical_cpus']} logical CPUs, torch threads "

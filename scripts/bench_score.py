@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -47,6 +46,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchlib import torch_machine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 3
@@ -113,33 +114,6 @@ def set_threads(threads: int) -> None:
 
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
-
-
-def machine(threads: int) -> dict:
-    from importlib.metadata import version
-
-    import torch
-    import transformers
-
-    cpu = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "logical_cpus": os.cpu_count(),
-        "torch_threads": torch.get_num_threads(),
-        "requested_threads": threads,
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "minicons": version("minicons"),
-    }
 
 
 def select_sentences(ud_root: Path, n: int) -> list[list[str]]:
@@ -519,7 +493,7 @@ def main(argv=None) -> None:
         return
     args = parse_args(argv)
     set_threads(args.threads)
-    payload: dict = {"machine": machine(args.threads), "repeats": REPEATS}
+    payload: dict = {"machine": torch_machine(args.threads), "repeats": REPEATS}
     with tempfile.TemporaryDirectory(prefix="bench-score-") as tmp:
         # memory first, while this process is small: Linux counts the parent's RSS at fork
         # in a child's ru_maxrss
