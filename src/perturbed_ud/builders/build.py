@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.progress import Progress
 
 from .. import __version__
-from ..data.card import write_card
+from ..data.card import ud_signature, write_card
 from ..data.writer import atomic_folder, content_hash
 from ..perturb.lrec2026 import Lrec2026Protocol, release_order
 from ..perturb.paper import PaperProtocol
@@ -47,20 +47,6 @@ def plan_jobs(treebanks, seeds, families, protocol, selection, root) -> list[bui
         ordered = sorted(treebanks, key=lambda t: order.index(t.lang))
         return [builder.Job(ordered, [seed], families, protocol, selection, root) for seed in seeds]
     return [builder.Job([t], list(seeds), families, protocol, selection, root) for t in treebanks]
-
-
-def _signature(parameters: dict, selection: Selection, split: str, treebanks) -> str:
-    """sacrebleu-style: every setting that shapes the data, in one readable line."""
-    sel = selection.describe()
-    parts = [
-        f"{builder.NAME}:{builder.VERSION}",
-        *(f"{k}:{v}" for k, v in parameters.items()),
-        f"split:{split}",
-        "select:" + ",".join(str(v) for v in sel.values()),
-        "ud:" + ",".join(f"{t.code}@{t.release}" for t in treebanks),
-        f"toolkit:{__version__}",
-    ]
-    return "|".join(parts)
 
 
 def _config_entries(stats: dict, families: list[str]) -> dict:
@@ -122,7 +108,9 @@ def build_perturbed_ud(
             "pretty_name": builder.PRETTY_NAME,
             "version": builder.VERSION,
             "toolkit_version": __version__,
-            "signature": _signature(parameters, selection, split, treebanks),
+            "signature": ud_signature(
+                builder.NAME, builder.VERSION, parameters, selection, split, treebanks
+            ),
             "content_sha256": content_hash(root),
             "parameters": parameters | {"families": ",".join(families)},
             "split": split,

@@ -20,7 +20,15 @@ from datasets import Features, List, Value
 from rich.progress import Progress
 
 from .. import __version__
-from ..data.card import UD_CITATION, CardText, markdown_table, write_card
+from ..data.card import (
+    UD_CITATION,
+    CardText,
+    markdown_table,
+    rate,
+    treebank_table,
+    ud_signature,
+    write_card,
+)
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
 from ..perturb.inflection import (
     FORMATS,
@@ -314,30 +322,16 @@ def _signature(parameters: dict, selection: Selection, split: str, treebanks, re
     digest = hashlib.sha256()
     for lang in sorted(read):
         digest.update(json.dumps(read[lang], sort_keys=True).encode())
-    sel = selection.describe()
-    parts = [
-        f"{NAME}:{VERSION}",
-        *(f"{k}:{v}" for k, v in parameters.items()),
-        f"split:{split}",
-        "select:" + ",".join(str(v) for v in sel.values()),
-        "ud:" + ",".join(f"{t.code}@{t.release}" for t in treebanks),
-        f"resources:{digest.hexdigest()[:16]}",
-        f"toolkit:{__version__}",
-    ]
-    return "|".join(parts)
+    resources = f"resources:{digest.hexdigest()[:16]}"
+    return ud_signature(NAME, VERSION, parameters, selection, split, treebanks, resources)
 
 
 def _rate(pair: list[int]) -> str:
-    replaced, total = pair
-    return f"{replaced / total:.2f}" if total else "–"
+    return rate(pair, digits=2)
 
 
 def card_text(manifest: dict) -> CardText:
     """The sections of a spud card: treebanks and resources, replacement statistics."""
-    treebank_rows = [
-        [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
-        for t in manifest["treebanks"]
-    ]
     resource_rows = []
     for t in manifest["treebanks"]:
         read = manifest["resources"][t["lang"]]
@@ -371,7 +365,7 @@ def card_text(manifest: dict) -> CardText:
         loading_comment="splits orig and nonce, aligned by row",
         parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
         sources=f"""\
-{markdown_table(["treebank", "lang", "UD release", "licence", "files"], treebank_rows)}
+{treebank_table(manifest)}
 
 Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.
 Replacement lemmas come from the pool files, inflected forms from these sources in order:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from .. import __version__
 from .licences import hub_licence
 from .writer import split_pattern
 
@@ -85,17 +86,37 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
-def _rate(pair: list[int]) -> str:
-    changed, total = pair
-    return f"{changed / total:.3f}" if total else "–"
+def rate(pair: list[int], digits: int = 3) -> str:
+    """``[part, whole]`` as a proportion, or a dash when the whole is empty."""
+    part, whole = pair
+    return f"{part / whole:.{digits}f}" if whole else "–"
+
+
+def treebank_table(manifest: dict) -> str:
+    """The treebanks a dataset was built from: release, licence and files."""
+    rows = [
+        [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
+        for t in manifest["treebanks"]
+    ]
+    return markdown_table(["treebank", "lang", "UD release", "licence", "files"], rows)
+
+
+def ud_signature(name: str, version: str, parameters: dict, selection, split, treebanks, *extra):
+    """sacrebleu-style: every setting that shapes a UD-based dataset, in one readable line."""
+    parts = [
+        f"{name}:{version}",
+        *(f"{k}:{v}" for k, v in parameters.items()),
+        f"split:{split}",
+        "select:" + ",".join(str(v) for v in selection.describe().values()),
+        "ud:" + ",".join(f"{t.code}@{t.release}" for t in treebanks),
+        *extra,
+        f"toolkit:{__version__}",
+    ]
+    return "|".join(parts)
 
 
 def perturbed_ud_text(manifest: dict) -> CardText:
     """The sections of a perturbed-ud card: treebanks, per-config statistics, UD citations."""
-    treebank_rows = [
-        [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
-        for t in manifest["treebanks"]
-    ]
     stat_rows = []
     for name, config in manifest["configs"].items():
         drops = config["sentence_drops"] | config["row_drops"]
@@ -105,8 +126,8 @@ def perturbed_ud_text(manifest: dict) -> CardText:
                 " / ".join(f"{s} {n}" for s, n in config["splits"].items()),
                 config["sentences"],
                 ", ".join(f"{r} {n}" for r, n in drops.items()) or "none",
-                _rate(config["lemma_token_change"]),
-                _rate(config["position_change"]),
+                rate(config["lemma_token_change"]),
+                rate(config["position_change"]),
             ]
         )
     citations = "\n\n".join(
@@ -120,7 +141,7 @@ def perturbed_ud_text(manifest: dict) -> CardText:
         loading_comment="one split per condition",
         parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
         sources=f"""\
-{markdown_table(["treebank", "lang", "UD release", "licence", "files"], treebank_rows)}
+{treebank_table(manifest)}
 
 Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.""",
         statistics=f"""\
