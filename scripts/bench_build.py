@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import cpu_model
+from benchlib import cpu_model, proc_status
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TARGET_ROWS_PER_S = 20_000
@@ -50,18 +50,6 @@ SENT_ID = re.compile(r"^# sent_id\s*=\s*(.*?)\s*$")
 
 
 # --- child: one build in this process ------------------------------------------------------
-
-
-def _proc_status(key: str) -> int | None:
-    """A ``/proc/self/status`` field in KiB (VmRSS, VmHWM), or None off Linux."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 def _reset_peak_rss() -> bool:
@@ -89,9 +77,9 @@ def child_main(argv: list[str]) -> None:
     result: dict = {}
 
     def timed(*a, **kw):
-        result["peak_rss_before_build_kib"] = _proc_status("VmHWM")
+        result["peak_rss_before_build_kib"] = proc_status("VmHWM")
         result["peak_reset"] = _reset_peak_rss()
-        result["rss_at_build_start_kib"] = _proc_status("VmRSS")
+        result["rss_at_build_start_kib"] = proc_status("VmRSS")
         profiler = None
         if args.profile:
             import cProfile
@@ -106,7 +94,7 @@ def child_main(argv: list[str]) -> None:
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(args.profile)
-            result["build_peak_rss_kib"] = _proc_status("VmHWM") if result["peak_reset"] else None
+            result["build_peak_rss_kib"] = proc_status("VmHWM") if result["peak_reset"] else None
 
     build_module.build_perturbed_ud = timed
     cli.main(args=cli_args, prog_name="perturbed-ud", standalone_mode=False)

@@ -32,14 +32,12 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benchlib import torch_machine
+from benchlib import REPEATS, measure, minicons_peer, torch_machine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-REPEATS = 3
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -193,17 +191,6 @@ def run_minicons_target(scorer, records, batch_size: int):
     return out
 
 
-def measure(fn):
-    """(result of the warm-up run, timings of the measured runs in seconds)."""
-    result = fn()
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return result, times
-
-
 # --- checks --------------------------------------------------------------------------------
 
 
@@ -308,9 +295,7 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-masked-word-") as tmp:
         model_dir, records, dropped = build_inputs(args.ud_root.resolve(), Path(tmp), args.n_items)
         lm = load_masked_lm(model_dir)
-        peer = minicons_scorer.MaskedLMScorer(model_dir, "cpu")
-        # minicons 0.3.39 calls batch_encode_plus, which transformers 5 removed
-        type(peer.tokenizer).batch_encode_plus = lambda self, *a, **k: self(*a, **k)
+        peer = minicons_peer(minicons_scorer.MaskedLMScorer, model_dir)
         sentences = [" ".join(words) for words, _, _, _ in records]
         n = len(records)
         runs = {

@@ -47,10 +47,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import torch_machine
+from benchlib import REPEATS, measure, minicons_peer, proc_status, torch_machine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-REPEATS = 3
 MBERT_VOCAB = 119_547
 EWT_TEST = "UD_English-EWT/en_ewt-ud-test.conllu"
 
@@ -129,25 +128,7 @@ def select_sentences(ud_root: Path, n: int) -> list[list[str]]:
     raise SystemExit(f"only {len(picked)} suitable sentences in {EWT_TEST}; lower the count")
 
 
-def minicons_peer(cls, path: str):
-    scorer = cls(path, "cpu")
-    # minicons 0.3.39 calls batch_encode_plus, which transformers 5 removed
-    type(scorer.tokenizer).batch_encode_plus = lambda self, *a, **k: self(*a, **k)
-    return scorer
-
-
 # --- part 1: throughput at equal results ----------------------------------------------------
-
-
-def measure(fn):
-    """(result of the warm-up run, timings of the measured runs in seconds)."""
-    result = fn()
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return result, times
 
 
 def run_minicons(scorer, texts: list[str], batch_size: int, **options) -> list:
@@ -273,18 +254,6 @@ def throughput(args, work: Path) -> dict:
 # --- part 2: memory at growing batch sizes --------------------------------------------------
 
 
-def _proc_status(key: str) -> int | None:
-    """A ``/proc/self/status`` field in KiB (VmRSS, VmHWM), or None off Linux."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 def memory_child(argv: list[str]) -> None:
     """One measurement: load the model, score the sentences in one call, report."""
     parser = argparse.ArgumentParser(prog="bench_score.py --memory-child")
@@ -317,7 +286,7 @@ def memory_child(argv: list[str]) -> None:
         def score():
             return peer.token_score(texts, PLL_metric="within_word_l2r")
 
-    result["rss_before_kib"] = _proc_status("VmRSS")
+    result["rss_before_kib"] = proc_status("VmRSS")
     start = time.perf_counter()
     try:
         out = score()
@@ -330,7 +299,7 @@ def memory_child(argv: list[str]) -> None:
         result["status"] = "out of memory" if out_of_memory else "error"
         result["error"] = f"{type(error).__name__}: {message[:160]}"
     result["seconds"] = time.perf_counter() - start
-    result["peak_rss_kib"] = _proc_status("VmHWM")
+    result["peak_rss_kib"] = proc_status("VmHWM")
     args.result.write_text(json.dumps(result), encoding="utf-8")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import time
 from importlib.metadata import version
 
 
@@ -34,3 +35,37 @@ def torch_machine(threads: int) -> dict:
         "transformers": transformers.__version__,
         "minicons": version("minicons"),
     }
+
+
+REPEATS = 3  # measured runs after one warm-up; tables report the median
+
+
+def measure(fn):
+    """(result of the warm-up run, timings of the measured runs in seconds)."""
+    result = fn()
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return result, times
+
+
+def proc_status(key: str) -> int | None:
+    """A ``/proc/self/status`` field in KiB (VmRSS, VmHWM), or None off Linux."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def minicons_peer(cls, model: str):
+    """A minicons scorer on CPU; minicons 0.3.39 calls batch_encode_plus, which transformers 5
+    removed, so it is routed to the tokenizer's __call__."""
+    scorer = cls(str(model), "cpu")
+    type(scorer.tokenizer).batch_encode_plus = lambda self, *a, **k: self(*a, **k)
+    return scorer
