@@ -1,8 +1,9 @@
 """Rows of token ids scored in length-sorted batches under a token budget.
 
 A row is one model input (a sentence with some pieces masked, or a whole sentence for a
-causal LM). Rows from many sentences share a batch; the budget counts rows × padded length
-and halves on out-of-memory, so one setting runs on any device. Results do not depend on the
+causal LM). Rows from many sentences share a batch; batches are planned over the sorted
+lengths to trade padding against the number of forward passes. The budget counts rows × padded
+length and halves on out-of-memory, so one setting runs on any device. Results do not depend on the
 batching: padding uses explicit position ids and attention masks.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .models import LanguageModel, next_token_log_probs, position_scores
+from .models import LanguageModel, log_probs_at, next_token_log_probs, position_scores
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,31 +44,27 @@ class Batcher:
     max_rows: int | None = None
 
     def _run(self, rows: list[list[int]], score: Callable[[list[int]], list]) -> list:
-        """``score(batch of row indices)`` over all rows; results in row order."""
-        order = sorted(range(len(rows)), key=lambda r: len(rows[r]))
+        """``score(batch of row indices)`` over all rows; results in row order. On running
+        out of memory the budget halves and the rows not yet scored are planned again."""
         out: list = [None] * len(rows)
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while (
-                end < len(order)
-                and (end - start + 1) * len(rows[order[end]]) <= self.max_tokens
-                and (self.max_rows is None or end - start < self.max_rows)
-            ):
-                end += 1
-            batch = order[start:end]
-            try:
-                results = score(batch)
-            except (torch.cuda.OutOfMemoryError, RuntimeError) as err:
-                if len(batch) == 1 or not _out_of_memory(err):
-                    raise
-                if torch.cuda.is_available():
-                    torch.cuda.empty_cache()
-                self.max_tokens = max(1, self.max_tokens // 2)
-                continue
-            for r, result in zip(batch, results, strict=True):
-                out[r] = result
-            start = end
+        todo = list(range(len(rows)))
+        while todo:
+            plan = plan_batches([len(rows[r]) for r in todo], self.max_tokens, self.max_rows)
+            scored: set[int] = set()
+            for batch in ([todo[i] for i in batch] for batch in plan):
+                try:
+                    results = score(batch)
+                except (torch.cuda.OutOfMemoryError, RuntimeError) as err:
+                    if len(batch) == 1 or not _out_of_memory(err):
+                        raise
+                    if torch.cuda.is_available():
+                        torch.cuda.empty_cache()
+                    self.max_tokens = max(1, self.max_tokens // 2)
+                    break
+                for r, result in zip(batch, results, strict=True):
+                    out[r] = result
+                scored.update(batch)
+            todo = [r for r in todo if r not in scored]
         return out
 
     def _masked(self, rows, positions, batch, reduce) -> list:
@@ -100,8 +97,7 @@ class Batcher:
             wanted = torch.tensor([golds[r] for r in batch], device=self.lm.device)
 
             def gold(logits, first):
-                chosen = logits.gather(-1, wanted[first : first + len(logits), None]).squeeze(-1)
-                return (chosen - torch.logsumexp(logits, dim=-1)).tolist()
+                return log_probs_at(logits, wanted[first : first + len(logits)]).tolist()
 
             return self._masked(rows, positions, batch, gold)
 
@@ -115,6 +111,54 @@ class Batcher:
                 self.lm, [rows[r] for r in batch], self.padding_side
             ),  # fmt: skip
         )
+
+
+# A forward pass costs about as much as this many more (padding) tokens: kernel launches on a
+# GPU, Python and framework overhead on a CPU.
+FORWARD_COST_TOKENS = 512
+
+
+def plan_batches(lengths: list[int], max_tokens: int, max_rows: int | None = None):
+    """Batches of indices into ``lengths`` with rows × longest row ≤ ``max_tokens``, chosen to
+    minimise padded tokens plus ``FORWARD_COST_TOKENS`` per batch.
+
+    Rows are sorted by length and cut into runs of neighbouring lengths (dynamic programming
+    over the distinct lengths); a run larger than the budget is split into equal-length
+    batches of as many rows as fit. Few, nearly unpadded batches result.
+    """
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    groups: list[list[int]] = []  # [length, rows] per distinct length, ascending
+    for i in order:
+        if groups and groups[-1][0] == lengths[i]:
+            groups[-1][1] += 1
+        else:
+            groups.append([lengths[i], 1])
+
+    def fit(longest: int) -> int:
+        rows = max(1, max_tokens // max(1, longest))
+        return rows if max_rows is None else min(rows, max_rows)
+
+    best = [0.0] + [float("inf")] * len(groups)
+    cut = [0] * (len(groups) + 1)
+    for end in range(1, len(groups) + 1):
+        longest, per_batch, rows = groups[end - 1][0], fit(groups[end - 1][0]), 0
+        for start in range(end - 1, -1, -1):
+            rows += groups[start][1]
+            cost = best[start] + -(-rows // per_batch) * FORWARD_COST_TOKENS + rows * longest
+            if cost < best[end]:
+                best[end], cut[end] = cost, start
+    runs, end = [], len(groups)
+    while end:
+        runs.append((cut[end], end))
+        end = cut[end]
+    batches, first = [], 0
+    for start, end in reversed(runs):
+        size = sum(count for _, count in groups[start:end])
+        per_batch = fit(groups[end - 1][0])
+        run = order[first : first + size]
+        batches.extend(run[i : i + per_batch] for i in range(0, size, per_batch))
+        first += size
+    return batches
 
 
 def _out_of_memory(err: Exception) -> bool:

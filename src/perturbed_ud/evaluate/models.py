@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 # Models whose position ids start after the padding index and are derived from input ids.
@@ -135,16 +136,18 @@ def _lm_head(model: torch.nn.Module):
 
 def _padded(lm: LanguageModel, rows: list[list[int]], padding_side: str):
     """Padded ids, attention mask, explicit position ids and each row's offset."""
-    length = max(map(len, rows))
-    offsets = [length - len(row) if padding_side == "left" else 0 for row in rows]
-    padded, present = [], []
-    for row, offset in zip(rows, offsets, strict=True):
-        after = length - offset - len(row)
-        padded.append([lm.pad_id] * offset + list(row) + [lm.pad_id] * after)
-        present.append([0] * offset + [1] * len(row) + [0] * after)
-    ids = torch.tensor(padded, dtype=torch.long)
-    mask = torch.tensor(present, dtype=torch.long)
-    position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
+    length, pad = max(map(len, rows)), lm.pad_id
+    padded, offsets = [], []
+    for row in rows:
+        gap = [pad] * (length - len(row))
+        padded.append(gap + list(row) if padding_side == "left" else list(row) + gap)
+        offsets.append(len(gap) if padding_side == "left" else 0)
+    ids = torch.from_numpy(np.array(padded, dtype=np.int64))  # 4× faster than torch.tensor
+    start = torch.tensor(offsets)[:, None]
+    end = start + torch.tensor([len(row) for row in rows])[:, None]
+    columns = torch.arange(length)[None, :]
+    mask = ((columns >= start) & (columns < end)).long()
+    position_ids = (columns - start).clamp(min=0)
     config = lm.model.config
     if config.model_type in _PADDING_OFFSET_POSITIONS:
         pad = config.pad_token_id
@@ -193,22 +196,31 @@ def next_token_log_probs(
 ) -> list[list[float]]:
     """For each row of a causal LM, log p(token_i | tokens_<i) for i = 1 … n-1 (fp32).
 
-    The output layer runs on ``slice_rows`` positions at a time, so memory holds a slice of
-    the vocabulary-sized logits, never rows × L × V.
+    The states that predict a real next token are gathered from all rows, and the output
+    layer runs on ``slice_rows`` of them at a time, so memory holds a slice of the
+    vocabulary-sized logits, never rows × L × V.
     """
-    ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
+    ids, mask, position_ids, _ = _padded(lm, rows, padding_side)
     head = lm.model.get_output_embeddings()
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
-    out = []
+    predicts = (mask[:, :-1] * mask[:, 1:]).bool()  # row-major: row by row, left to right
     with torch.inference_mode(), _autocast(lm):
-        hidden = lm.model.base_model(**inputs).last_hidden_state
-        for r, (row, offset) in enumerate(zip(rows, offsets, strict=True)):
-            states = hidden[r, offset : offset + len(row) - 1]
-            targets = ids[r, offset + 1 : offset + len(row)]
-            scores = []
-            for start in range(0, len(states), slice_rows):
-                logits = head(states[start : start + slice_rows]).float()
-                chosen = targets[start : start + slice_rows, None]
-                scores.append(torch.log_softmax(logits, -1).gather(-1, chosen).squeeze(-1))
-            out.append(torch.cat(scores).tolist() if scores else [])
+        states = lm.model.base_model(**inputs).last_hidden_state[:, :-1][predicts]
+        targets = ids[:, 1:][predicts]
+        scores = [
+            log_probs_at(head(states[i : i + slice_rows]).float(), targets[i : i + slice_rows])
+            for i in range(0, len(states), slice_rows)
+        ]
+    flat = torch.cat(scores).tolist() if scores else []
+    out, first = [], 0
+    for row in rows:
+        count = max(0, len(row) - 1)
+        out.append(flat[first : first + count])
+        first += count
     return out
+
+
+def log_probs_at(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log-softmax of each row of ``logits`` at its target, without a rows × V result."""
+    chosen = logits.gather(-1, targets[:, None]).squeeze(-1)
+    return chosen - torch.logsumexp(logits, dim=-1)

@@ -15,7 +15,9 @@ rows of different sentences share forward passes.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .batching import Batcher
 
@@ -36,25 +38,32 @@ class TokenScores:
         return totals
 
 
+def masked_encodings(tokenizer, sentences: list[list[str]]):
+    """Per sentence: input ids (with special tokens) and the UD word of each piece (None for
+    specials). One tokenizer call for all sentences."""
+    if not sentences:
+        return []
+    encoding = tokenizer(sentences, is_split_into_words=True, add_special_tokens=True)
+    return [(ids, encoding.word_ids(s)) for s, ids in enumerate(encoding["input_ids"])]
+
+
 def masked_pieces(tokenizer, words: list[str]) -> tuple[list[int], list[int | None]]:
     """Input ids (with special tokens) and the UD word of each piece (None for specials)."""
-    encoding = tokenizer(words, is_split_into_words=True, add_special_tokens=True)
-    return list(encoding["input_ids"]), encoding.word_ids()
+    return masked_encodings(tokenizer, [words])[0]
 
 
-def masked_rows(
-    ids: list[int], word_ids: list[int | None], mask_id: int, metric: str, scored: set[int] | None
-):
-    """(row, position, gold) for each piece to score; ``scored`` limits the words."""
+def masked_rows(ids: list[int], word_ids: list[int | None], mask_id: int, metric: str):
+    """(row, position, gold) for each piece of a UD word."""
     for t, word in enumerate(word_ids):
-        if word is None or (scored is not None and word not in scored):
+        if word is None:
             continue
         row = list(ids)
         row[t] = mask_id
         if metric == "within_word_l2r":
-            for k in range(t + 1, len(ids)):
-                if word_ids[k] == word:
-                    row[k] = mask_id
+            k = t + 1  # a word's pieces are contiguous
+            while k < len(ids) and word_ids[k] == word:
+                row[k] = mask_id
+                k += 1
         yield row, t, ids[t]
 
 
@@ -64,15 +73,11 @@ def pseudo_log_likelihoods(
     """Per-token pseudo-log-likelihoods of each sentence under a masked LM."""
     if metric not in PLL_METRICS:
         raise ValueError(f"metric must be one of {PLL_METRICS}, not {metric!r}")
-    tokenizer = batcher.lm.tokenizer
+    mask_id = batcher.lm.tokenizer.mask_token_id
+    encoded = masked_encodings(batcher.lm.tokenizer, sentences)
     rows, positions, golds, owners = [], [], [], []
-    encoded = []
-    for s, words in enumerate(sentences):
-        ids, word_ids = masked_pieces(tokenizer, words)
-        encoded.append(word_ids)
-        for row, position, gold in masked_rows(
-            ids, word_ids, tokenizer.mask_token_id, metric, None
-        ):
+    for s, (ids, word_ids) in enumerate(encoded):
+        for row, position, gold in masked_rows(ids, word_ids, mask_id, metric):
             rows.append(row)
             positions.append(position)
             golds.append(gold)
@@ -81,29 +86,30 @@ def pseudo_log_likelihoods(
     out = [TokenScores([], [], []) for _ in sentences]
     for s, position, gold, value in zip(owners, positions, golds, values, strict=True):
         out[s].pieces.append(gold)
-        out[s].words.append(encoded[s][position])
+        out[s].words.append(encoded[s][1][position])
         out[s].log_probs.append(value)
     return out
 
 
-def causal_pieces(tokenizer, words: list[str], bos: str) -> tuple[list[int], list[int | None]]:
-    """Ids of the space-joined sentence, optionally after BOS, and each token's UD word
-    (by character offsets, so byte-level BPE's leading spaces do not matter)."""
-    text = " ".join(words)
-    starts, position = [], 0
-    for word in words:
-        starts.append(position)
-        position += len(word) + 1
-    encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids = list(encoding["input_ids"])
-    word_ids = []
-    for _, end in encoding["offset_mapping"]:
-        word_ids.append(max(w for w, start in enumerate(starts) if start < end) if end else None)
-    if bos == "prepend":
-        if tokenizer.bos_token_id is None:
-            raise ValueError("bos='prepend' needs a tokenizer with a BOS token")
-        return [tokenizer.bos_token_id, *ids], [None, *word_ids]
-    return ids, word_ids
+def causal_encodings(tokenizer, sentences: list[list[str]], bos: str):
+    """Per sentence: ids of the space-joined words, optionally after BOS, and each token's
+    UD word (by character offsets, so byte-level BPE's leading spaces do not matter)."""
+    if bos == "prepend" and tokenizer.bos_token_id is None:
+        raise ValueError("bos='prepend' needs a tokenizer with a BOS token")
+    if not sentences:
+        return []
+    texts = [" ".join(words) for words in sentences]
+    encoding = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
+    prefix = [tokenizer.bos_token_id] if bos == "prepend" else []
+    out = []
+    for words, ids, offsets in zip(
+        sentences, encoding["input_ids"], encoding["offset_mapping"], strict=True
+    ):
+        starts = list(accumulate((len(word) + 1 for word in words[:-1]), initial=0))
+        # a token belongs to the last word that starts before the token ends
+        word_ids = [bisect_left(starts, end) - 1 if end else None for _, end in offsets]
+        out.append((prefix + list(ids), [None] * len(prefix) + word_ids))
+    return out
 
 
 def causal_log_likelihoods(
@@ -112,7 +118,7 @@ def causal_log_likelihoods(
     """Per-token log-probabilities of each sentence under a causal LM."""
     if bos not in BOS_POLICIES:
         raise ValueError(f"bos must be one of {BOS_POLICIES}, not {bos!r}")
-    encoded = [causal_pieces(batcher.lm.tokenizer, words, bos) for words in sentences]
+    encoded = causal_encodings(batcher.lm.tokenizer, sentences, bos)
     values = batcher.next_token_log_probs([ids for ids, _ in encoded])
     out = []
     for (ids, word_ids), scores in zip(encoded, values, strict=True):
