@@ -2,9 +2,9 @@
 
 A row is one model input (a sentence with some pieces masked, or a whole sentence for a
 causal LM). Rows from many sentences share a batch; batches are planned over the sorted
-lengths to trade padding against the number of forward passes. The budget counts rows × padded
-length and halves on out-of-memory, so one setting runs on any device. Results do not depend on the
-batching: padding uses explicit position ids and attention masks.
+lengths to trade padding against the number of forward passes. The budget counts rows ×
+padded length and halves on out-of-memory, so one setting runs on any device. Results do not
+depend on the batching: padding uses explicit position ids and attention masks.
 """
 
 from __future__ import annotations
