@@ -13,6 +13,8 @@ single character, so that minicons' whitespace words are the UD words.
                        against minicons ``IncrementalLMScorer.token_score(bos_token=True)``
 (c) masked, PPPL-l2r, large vocabulary   the same as (a) on the first ``--vocab-sentences``
                        sentences with the model of part 2, whose LM head dominates the cost
+(d) causal, large vocabulary   the same as (b) with a GPT-2 of GPT-2's vocabulary size
+                       (50,257), hidden size 64, 2 layers
 
 Both sides start from their natural inputs (word lists for ours, strings for minicons), so
 tokenization is timed; models are loaded before timing. minicons is run at several batch
@@ -51,6 +53,7 @@ from benchlib import REPEATS, measure, minicons_peer, proc_status, torch_machine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MBERT_VOCAB = 119_547
+GPT2_VOCAB = 50_257
 EWT_TEST = "UD_English-EWT/en_ewt-ud-test.conllu"
 
 
@@ -218,17 +221,20 @@ def throughput(args, work: Path) -> dict:
             False,
         )
 
+    def causal_task(lm, peer, sizes):
+        return (
+            sentences,
+            lambda: causal_log_likelihoods(Batcher(lm), sentences, bos="prepend"),
+            lambda b: run_minicons(peer, texts, b, bos_token=True),
+            sizes,
+            lm.tokenizer,
+            True,
+        )
+
     tasks = {
         "pppl_l2r": masked_task(masked, masked_peer, sentences, "within_word_l2r", batches),
         "pppl": masked_task(masked, masked_peer, sentences, "original", batches),
-        "causal": (
-            sentences,
-            lambda: causal_log_likelihoods(Batcher(causal), sentences, bos="prepend"),
-            lambda b: run_minicons(causal_peer, texts, b, bos_token=True),
-            batches,
-            causal.tokenizer,
-            True,
-        ),
+        "causal": causal_task(causal, causal_peer, batches),
     }
     if args.vocab_sentences:
         large = str(mbert_sized_model(ud_root, work))
@@ -238,6 +244,12 @@ def throughput(args, work: Path) -> dict:
             sentences[: args.vocab_sentences],
             "within_word_l2r",
             _ints(args.vocab_minicons_batches),
+        )
+        large = str(gpt2_vocab_model(ud_root, work))
+        tasks["causal_gpt2_vocab"] = causal_task(
+            load_causal_lm(large),
+            minicons_peer(minicons_scorer.IncrementalLMScorer, large),
+            batches,
         )
     results = {name: compare_methods(name, *task) for name, task in tasks.items()}
     pieces = [len(masked.tokenizer(t)["input_ids"]) for t in texts]
@@ -314,20 +326,43 @@ def tiny_bert(ud_root: Path, work: Path) -> Path:
 def mbert_sized_model(ud_root: Path, work: Path) -> Path:
     """A random masked LM with mBERT's vocabulary size, hidden size 64, 2 layers, and the
     tiny BERT's tokenizer; built once per run."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+    from transformers import BertConfig, BertForMaskedLM
 
-    folder = work / "mbert-vocab"
+    tokenizer_folder = tiny_bert(ud_root, work)
+    return large_vocabulary_model(
+        BertForMaskedLM, BertConfig, MBERT_VOCAB, tokenizer_folder, work / "mbert-vocab",
+        hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
+        max_position_embeddings=512,
+    )  # fmt: skip
+
+
+def gpt2_vocab_model(ud_root: Path, work: Path) -> Path:
+    """A random causal LM with GPT-2's vocabulary size, hidden size 64, 2 layers, and the
+    tiny GPT-2's tokenizer; built once per run."""
+    from tiny_models import byte_level_gpt2
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    folder = work / "tiny-gpt2"
+    tokenizer_folder = folder if folder.is_dir() else byte_level_gpt2(ud_root, folder)
+    return large_vocabulary_model(
+        GPT2LMHeadModel, GPT2Config, GPT2_VOCAB, tokenizer_folder, work / "gpt2-vocab",
+        n_embd=64, n_layer=2, n_head=2, n_positions=256,
+    )  # fmt: skip
+
+
+def large_vocabulary_model(model_class, config_class, vocab, tokenizer_folder, folder, **shape):
+    """A model whose output layer has ``vocab`` rows with a small tokenizer's vocabulary (its
+    ids stay below ``vocab``): enough to measure what the vocabulary size costs."""
+    import torch
+    from transformers import AutoTokenizer
+
     if folder.is_dir():
         return folder
-    tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert(ud_root, work)))
+    tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_folder))
     torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=MBERT_VOCAB, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=128, max_position_embeddings=512, pad_token_id=tokenizer.pad_token_id,
-    )  # fmt: skip
+    config = config_class(vocab_size=vocab, pad_token_id=tokenizer.pad_token_id, **shape)
     folder.mkdir(parents=True)
-    BertForMaskedLM(config).save_pretrained(folder)
+    model_class(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -408,6 +443,7 @@ NAMES = {
     "pppl": "masked, PPPL (`original`)",
     "causal": 'causal (`bos="prepend"` / `bos_token=True`)',
     "pppl_l2r_mbert_vocab": "masked, PPPL-l2r, vocabulary 119,547, hidden 64",
+    "causal_gpt2_vocab": "causal, vocabulary 50,257, hidden 64",
 }
 
 

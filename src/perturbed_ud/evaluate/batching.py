@@ -79,12 +79,11 @@ class Batcher:
         ids); ``banned`` pieces are never proposed (the distribution still covers them)."""
 
         def top(logits, _first):
-            normaliser = torch.logsumexp(logits, dim=-1, keepdim=True)
+            log_probs = torch.log_softmax(logits, dim=-1)
             if banned:
-                logits[:, banned] = float("-inf")
-            best = logits.topk(k, dim=-1)
-            values = (best.values - normaliser).tolist()
-            return list(zip(values, best.indices.tolist(), strict=True))
+                log_probs[:, banned] = float("-inf")
+            best = log_probs.topk(k, dim=-1)
+            return list(zip(best.values.tolist(), best.indices.tolist(), strict=True))
 
         return self._run(rows, lambda batch: self._masked(rows, positions, batch, top))
 
