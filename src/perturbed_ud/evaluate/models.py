@@ -134,7 +134,7 @@ def _lm_head(model: torch.nn.Module):
     return None
 
 
-def _padded(lm: LanguageModel, rows: list[list[int]], padding_side: str):
+def padded_inputs(lm: LanguageModel, rows: list[list[int]], padding_side: str):
     """Padded ids, attention mask, explicit position ids and each row's offset."""
     length, pad = max(map(len, rows)), lm.pad_id
     padded, offsets = [], []
@@ -175,7 +175,7 @@ def position_scores(
     vocabulary-wide logits. Rows are padded on ``padding_side`` with explicit position ids,
     so a row's result does not depend on which rows share its batch.
     """
-    ids, mask, position_ids, offsets = _padded(lm, rows, padding_side)
+    ids, mask, position_ids, offsets = padded_inputs(lm, rows, padding_side)
     index = torch.arange(len(rows), device=lm.device)
     at = torch.tensor([o + p for o, p in zip(offsets, positions, strict=True)], device=lm.device)
     head = _lm_head(lm.model)
@@ -200,7 +200,7 @@ def next_token_log_probs(
     layer runs on ``slice_rows`` of them at a time, so memory holds a slice of the
     vocabulary-sized logits, never rows × L × V.
     """
-    ids, mask, position_ids, _ = _padded(lm, rows, padding_side)
+    ids, mask, position_ids, _ = padded_inputs(lm, rows, padding_side)
     head = lm.model.get_output_embeddings()
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
     predicts = (mask[:, :-1] * mask[:, 1:]).bool()  # row-major: row by row, left to right
