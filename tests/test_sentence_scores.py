@@ -78,3 +78,15 @@ def test_word_totals_follow_ud_words(sentences, tiny_bert, tiny_gpt2):
             totals = scores.word_totals(len(words))
             assert sum(totals) == pytest.approx(sum(scores.log_probs))
             assert set(scores.words) <= set(range(len(words)))
+
+
+def test_sentences_longer_than_the_model_are_marked_not_truncated(sentences, tiny_bert, tiny_gpt2):
+    long = [word for words in sentences for word in words] * 4  # over 256 pieces
+    for lm, score in ((load_masked_lm(str(tiny_bert)), pseudo_log_likelihoods),
+                      (load_causal_lm(str(tiny_gpt2)), causal_log_likelihoods)):  # fmt: skip
+        alone = score(Batcher(lm), sentences[:2])
+        mixed = score(Batcher(lm), [sentences[0], long, sentences[1]])
+        assert mixed[1].too_long and mixed[1].log_probs == []
+        assert all(total != total for total in mixed[1].word_totals(len(long)))  # NaN
+        assert [s.log_probs for s in (mixed[0], mixed[2])] == [s.log_probs for s in alone]
+        assert not any(s.too_long for s in alone)

@@ -10,7 +10,8 @@ token is prepended: ``bos="prepend"`` adds it and scores every token; ``bos="non
 the first token unscored. Either way the policy is explicit and recorded.
 
 All (sentence, masked position) rows of a batch of sentences go through one `Batcher`, so
-rows of different sentences share forward passes.
+rows of different sentences share forward passes. A sentence longer than the model's position
+embeddings is not scored and is marked ``too_long``: nothing is truncated silently.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ class TokenScores:
     pieces: list[int]  # piece ids of the scored tokens
     words: list[int]  # UD word index of each scored token
     log_probs: list[float]
+    too_long: bool = False  # longer than the model's positions: not scored, lists empty
 
     def word_totals(self, n_words: int) -> list[float]:
-        totals = [0.0] * n_words
+        totals = [float("nan") if self.too_long else 0.0] * n_words
         for word, value in zip(self.words, self.log_probs, strict=True):
             totals[word] += value
         return totals
@@ -73,17 +75,19 @@ def pseudo_log_likelihoods(
     """Per-token pseudo-log-likelihoods of each sentence under a masked LM."""
     if metric not in PLL_METRICS:
         raise ValueError(f"metric must be one of {PLL_METRICS}, not {metric!r}")
-    mask_id = batcher.lm.tokenizer.mask_token_id
+    mask_id, limit = batcher.lm.tokenizer.mask_token_id, batcher.lm.max_length
     encoded = masked_encodings(batcher.lm.tokenizer, sentences)
     rows, positions, golds, owners = [], [], [], []
     for s, (ids, word_ids) in enumerate(encoded):
+        if len(ids) > limit:
+            continue
         for row, position, gold in masked_rows(ids, word_ids, mask_id, metric):
             rows.append(row)
             positions.append(position)
             golds.append(gold)
             owners.append(s)
     values = batcher.gold_log_probs(rows, positions, golds)
-    out = [TokenScores([], [], []) for _ in sentences]
+    out = [TokenScores([], [], [], len(ids) > limit) for ids, _ in encoded]
     for s, position, gold, value in zip(owners, positions, golds, values, strict=True):
         out[s].pieces.append(gold)
         out[s].words.append(encoded[s][1][position])
@@ -118,10 +122,13 @@ def causal_log_likelihoods(
     """Per-token log-probabilities of each sentence under a causal LM."""
     if bos not in BOS_POLICIES:
         raise ValueError(f"bos must be one of {BOS_POLICIES}, not {bos!r}")
+    limit = batcher.lm.max_length
     encoded = causal_encodings(batcher.lm.tokenizer, sentences, bos)
-    values = batcher.next_token_log_probs([ids for ids, _ in encoded])
-    out = []
-    for (ids, word_ids), scores in zip(encoded, values, strict=True):
+    fits = [s for s, (ids, _) in enumerate(encoded) if len(ids) <= limit]
+    values = iter(batcher.next_token_log_probs([encoded[s][0] for s in fits]))
+    out = [TokenScores([], [], [], too_long=True) for _ in encoded]
+    for s in fits:
+        ids, word_ids = encoded[s]
         # scores[i] belongs to token i + 1; a prepended BOS itself is never scored
-        out.append(TokenScores(ids[1:], word_ids[1:], scores))
+        out[s] = TokenScores(ids[1:], word_ids[1:], next(values))
     return out

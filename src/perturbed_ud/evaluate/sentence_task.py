@@ -61,9 +61,9 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     else:
         scores = pseudo_log_likelihoods(batcher, sentences, options.metric)
     out = {"token_log_probs": [], "token_words": [], "word_log_probs": []}
-    out |= {"log_prob": [], "n_tokens": [], "perplexity": []}
+    out |= {"log_prob": [], "n_tokens": [], "perplexity": [], "too_long": []}
     for words, s in zip(sentences, scores, strict=True):
-        total = sum(s.log_probs)
+        total = sum(s.log_probs) if not s.too_long else float("nan")
         n = len(s.log_probs)
         out["token_log_probs"].append(s.log_probs)
         out["token_words"].append(s.words)
@@ -71,6 +71,7 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
         out["log_prob"].append(total)
         out["n_tokens"].append(n)
         out["perplexity"].append(math.exp(-total / n) if n else float("nan"))
+        out["too_long"].append(s.too_long)
     return out
 
 
@@ -139,7 +140,11 @@ def evaluate_scores(
         return run
     scored.to_parquet(run / "scores.parquet", index=False)
     paired = nonce_ratios(scored)
-    results = {"sentences": len(scored), "paired": len(paired)}
+    results = {
+        "sentences": len(scored),
+        "too_long": int(scored["too_long"].sum()),  # not scored: longer than the model allows
+        "paired": len(paired),
+    }
     if len(paired):
         paired.to_parquet(run / "nonce_ratios.parquet", index=False)
         summary = ratio_summary(paired, model, settings.measure)
