@@ -77,21 +77,22 @@ def pseudo_log_likelihoods(
         raise ValueError(f"metric must be one of {PLL_METRICS}, not {metric!r}")
     mask_id, limit = batcher.lm.tokenizer.mask_token_id, batcher.lm.max_length
     encoded = masked_encodings(batcher.lm.tokenizer, sentences)
-    rows, positions, golds, owners = [], [], [], []
-    for s, (ids, word_ids) in enumerate(encoded):
-        if len(ids) > limit:
-            continue
-        for row, position, gold in masked_rows(ids, word_ids, mask_id, metric):
-            rows.append(row)
-            positions.append(position)
-            golds.append(gold)
-            owners.append(s)
+    rows, positions, golds, counts = [], [], [], []
+    for ids, word_ids in encoded:
+        before = len(rows)
+        if len(ids) <= limit:
+            for row, position, gold in masked_rows(ids, word_ids, mask_id, metric):
+                rows.append(row)
+                positions.append(position)
+                golds.append(gold)
+        counts.append(len(rows) - before)
     values = batcher.gold_log_probs(rows, positions, golds)
-    out = [TokenScores([], [], [], len(ids) > limit) for ids, _ in encoded]
-    for s, position, gold, value in zip(owners, positions, golds, values, strict=True):
-        out[s].pieces.append(gold)
-        out[s].words.append(encoded[s][1][position])
-        out[s].log_probs.append(value)
+    out, first = [], 0
+    for (ids, word_ids), count in zip(encoded, counts, strict=True):
+        mine = slice(first, first + count)  # a sentence's rows are consecutive
+        scored = [word_ids[position] for position in positions[mine]]
+        out.append(TokenScores(golds[mine], scored, values[mine], len(ids) > limit))
+        first += count
     return out
 
 
