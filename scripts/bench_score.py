@@ -14,7 +14,14 @@ single character, so that minicons' whitespace words are the UD words.
 (c) masked, PPPL-l2r, large vocabulary   the same as (a) on the first ``--vocab-sentences``
                        sentences with the model of part 2, whose LM head dominates the cost
 (d) causal, large vocabulary   the same as (b) with a GPT-2 of GPT-2's vocabulary size
-                       (50,257), hidden size 64, 2 layers
+                       (50,257)
+
+The large-vocabulary models have 2 layers and hidden size 64 by default; ``--large-shape
+base`` gives them the shapes of bert-base-multilingual-cased and gpt2 (12 layers, hidden
+768). ``--device cuda`` runs part 1 on a GPU, both sides (part 2 measures CPU memory, so add
+``--skip-memory``):
+
+    python scripts/bench_score.py --device cuda --large-shape base --skip-memory
 
 For (a) and (a'), the table also times our rows, in our batches, through our encoder path
 alone (inputs built beforehand; the last layer at the masked position only): the part of our
@@ -58,6 +65,19 @@ from benchlib import REPEATS, measure, minicons_peer, proc_status, torch_machine
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MBERT_VOCAB = 119_547
 GPT2_VOCAB = 50_257
+# (BERT shape, GPT-2 shape) of the large-vocabulary models
+LARGE_SHAPES = {
+    "small": (
+        {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+         "intermediate_size": 128},
+        {"n_embd": 64, "n_layer": 2, "n_head": 2},
+    ),
+    "base": (
+        {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+         "intermediate_size": 3072},
+        {"n_embd": 768, "n_layer": 12, "n_head": 12},
+    ),
+}  # fmt: skip
 EWT_TEST = "UD_English-EWT/en_ewt-ud-test.conllu"
 
 
@@ -71,6 +91,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--n-sentences", type=int, default=300, help="sentences for part 1")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    parser.add_argument(
+        "--device", default="cpu", help="cpu or cuda: where both sides run in part 1"
+    )
+    parser.add_argument(
+        "--large-shape",
+        choices=sorted(LARGE_SHAPES),
+        default="small",
+        help="shape of the large-vocabulary models: small (2 layers, hidden 64) or base "
+        "(bert-base-multilingual-cased's and gpt2's 12 layers, hidden 768)",
+    )
     parser.add_argument(
         "--minicons-batches",
         default="1,4,16,64",
@@ -209,9 +239,10 @@ def throughput(args, work: Path) -> dict:
     texts = [" ".join(words) for words in sentences]
     bert = str(tiny_bert(ud_root, work))
     gpt2 = str(byte_level_gpt2(ud_root, work / "tiny-gpt2"))
-    masked, causal = load_masked_lm(bert), load_causal_lm(gpt2)
-    masked_peer = minicons_peer(minicons_scorer.MaskedLMScorer, bert)
-    causal_peer = minicons_peer(minicons_scorer.IncrementalLMScorer, gpt2)
+    device = args.device
+    masked, causal = load_masked_lm(bert, device), load_causal_lm(gpt2, device)
+    masked_peer = minicons_peer(minicons_scorer.MaskedLMScorer, bert, device)
+    causal_peer = minicons_peer(minicons_scorer.IncrementalLMScorer, gpt2, device)
     batches = _ints(args.minicons_batches)
 
     def masked_task(lm, peer, words, metric, sizes):
@@ -241,18 +272,18 @@ def throughput(args, work: Path) -> dict:
         "causal": causal_task(causal, causal_peer, batches),
     }
     if args.vocab_sentences:
-        large = str(mbert_sized_model(ud_root, work))
+        large = str(mbert_sized_model(ud_root, work, args.large_shape))
         tasks["pppl_l2r_mbert_vocab"] = masked_task(
-            load_masked_lm(large),
-            minicons_peer(minicons_scorer.MaskedLMScorer, large),
+            load_masked_lm(large, device),
+            minicons_peer(minicons_scorer.MaskedLMScorer, large, device),
             sentences[: args.vocab_sentences],
             "within_word_l2r",
             _ints(args.vocab_minicons_batches),
         )
-        large = str(gpt2_vocab_model(ud_root, work))
+        large = str(gpt2_vocab_model(ud_root, work, args.large_shape))
         tasks["causal_gpt2_vocab"] = causal_task(
-            load_causal_lm(large),
-            minicons_peer(minicons_scorer.IncrementalLMScorer, large),
+            load_causal_lm(large, device),
+            minicons_peer(minicons_scorer.IncrementalLMScorer, large, device),
             batches,
         )
     results = {name: compare_methods(name, *task) for name, task in tasks.items()}
@@ -266,6 +297,11 @@ def throughput(args, work: Path) -> dict:
         "masked_pieces_with_specials": sum(pieces),
         "masked_max_length": max(pieces),
         "causal_scored_tokens": results["causal"]["tokens"],
+        "large_shape": {
+            "name": args.large_shape,
+            "bert": LARGE_SHAPES[args.large_shape][0],
+            "gpt2": LARGE_SHAPES[args.large_shape][1],
+        },  # fmt: skip
         "results": results,
     }
 
@@ -289,14 +325,17 @@ def encoder_alone(lm, sentences: list[list[str]], metric: str):
     inputs = []
     for batch in plan_batches([len(row) for row in rows], BatchSettings().max_tokens):
         ids, mask, position_ids, offsets = padded_inputs(lm, [rows[r] for r in batch], "right")
-        at = torch.tensor([offsets[i] + positions[r] for i, r in enumerate(batch)])
+        at = [offsets[i] + positions[r] for i, r in enumerate(batch)]
+        at = torch.tensor(at, device=lm.device)
         model_inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
-        inputs.append((model_inputs, torch.arange(len(batch)), at))
+        inputs.append((model_inputs, torch.arange(len(batch), device=lm.device), at))
 
     def run():
         with torch.inference_mode():
             for model_inputs, index, at in inputs:
                 states_at(lm.model, model_inputs, index, at)
+        if lm.device.type == "cuda":
+            torch.cuda.synchronize()
 
     return run
 
@@ -361,30 +400,29 @@ def tiny_bert(ud_root: Path, work: Path) -> Path:
     return folder if folder.is_dir() else wordpiece_bert(ud_root, folder)
 
 
-def mbert_sized_model(ud_root: Path, work: Path) -> Path:
-    """A random masked LM with mBERT's vocabulary size, hidden size 64, 2 layers, and the
-    tiny BERT's tokenizer; built once per run."""
+def mbert_sized_model(ud_root: Path, work: Path, shape: str = "small") -> Path:
+    """A random masked LM with mBERT's vocabulary size, the tiny BERT's tokenizer and a
+    ``LARGE_SHAPES`` shape; built once per run."""
     from transformers import BertConfig, BertForMaskedLM
 
     tokenizer_folder = tiny_bert(ud_root, work)
     return large_vocabulary_model(
-        BertForMaskedLM, BertConfig, MBERT_VOCAB, tokenizer_folder, work / "mbert-vocab",
-        hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
-        max_position_embeddings=512,
+        BertForMaskedLM, BertConfig, MBERT_VOCAB, tokenizer_folder, work / f"mbert-vocab-{shape}",
+        max_position_embeddings=512, **LARGE_SHAPES[shape][0],
     )  # fmt: skip
 
 
-def gpt2_vocab_model(ud_root: Path, work: Path) -> Path:
-    """A random causal LM with GPT-2's vocabulary size, hidden size 64, 2 layers, and the
-    tiny GPT-2's tokenizer; built once per run."""
+def gpt2_vocab_model(ud_root: Path, work: Path, shape: str = "small") -> Path:
+    """A random causal LM with GPT-2's vocabulary size, the tiny GPT-2's tokenizer and a
+    ``LARGE_SHAPES`` shape; built once per run."""
     from tiny_models import byte_level_gpt2
     from transformers import GPT2Config, GPT2LMHeadModel
 
     folder = work / "tiny-gpt2"
     tokenizer_folder = folder if folder.is_dir() else byte_level_gpt2(ud_root, folder)
     return large_vocabulary_model(
-        GPT2LMHeadModel, GPT2Config, GPT2_VOCAB, tokenizer_folder, work / "gpt2-vocab",
-        n_embd=64, n_layer=2, n_head=2, n_positions=256,
+        GPT2LMHeadModel, GPT2Config, GPT2_VOCAB, tokenizer_folder, work / f"gpt2-vocab-{shape}",
+        n_positions=256, **LARGE_SHAPES[shape][1],
     )  # fmt: skip
 
 
@@ -480,8 +518,8 @@ NAMES = {
     "pppl_l2r": "masked, PPPL-l2r (`within_word_l2r`)",
     "pppl": "masked, PPPL (`original`)",
     "causal": 'causal (`bos="prepend"` / `bos_token=True`)',
-    "pppl_l2r_mbert_vocab": "masked, PPPL-l2r, vocabulary 119,547, hidden 64",
-    "causal_gpt2_vocab": "causal, vocabulary 50,257, hidden 64",
+    "pppl_l2r_mbert_vocab": "masked, PPPL-l2r, vocabulary 119,547",
+    "causal_gpt2_vocab": "causal, vocabulary 50,257",
 }
 
 
@@ -541,8 +579,10 @@ def main(argv=None) -> None:
         memory_child(sys.argv[2:])
         return
     args = parse_args(argv)
+    if args.device != "cpu" and not args.skip_memory:
+        raise SystemExit("part 2 measures CPU memory under RLIMIT_AS; add --skip-memory")
     set_threads(args.threads)
-    payload: dict = {"machine": torch_machine(args.threads), "repeats": REPEATS}
+    payload: dict = {"machine": torch_machine(args.threads, args.device), "repeats": REPEATS}
     with tempfile.TemporaryDirectory(prefix="bench-score-") as tmp:
         # memory first, while this process is small: Linux counts the parent's RSS at fork
         # in a child's ru_maxrss
@@ -554,7 +594,8 @@ def main(argv=None) -> None:
     print(
         f"\n{info['cpu']}, {info['logical_cpus']} logical CPUs, torch threads "
         f"{info['torch_threads']}; torch {info['torch']}, transformers {info['transformers']}, "
-        f"minicons {info['minicons']}, Python {info['python']}"
+        f"minicons {info['minicons']}, Python {info['python']}; device {info['device']}"
+        + (f" ({info['gpu']})" if info["gpu"] else "")
     )
     if "throughput" in payload:
         part = payload["throughput"]
@@ -563,6 +604,7 @@ def main(argv=None) -> None:
             f"{part['masked_pieces_with_specials']} BERT pieces with [CLS]/[SEP] (longest "
             f"{part['masked_max_length']}); median of {REPEATS} after a warm-up\n"
         )
+        print(f"large-vocabulary models: {part['large_shape']}\n")
         print(throughput_table(part))
         for key, entry in part["results"].items():
             checks = entry["checks"][entry["best_minicons_batch"]]

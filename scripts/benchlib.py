@@ -20,12 +20,15 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def torch_machine(threads: int) -> dict:
-    """CPU, threads and library versions of a scoring benchmark."""
+def torch_machine(threads: int, device: str = "cpu") -> dict:
+    """CPU, GPU, threads and library versions of a scoring benchmark."""
     import torch
     import transformers
 
+    gpu = torch.cuda.get_device_name(0) if device.startswith("cuda") else None
     return {
+        "device": device,
+        "gpu": gpu,
         "cpu": cpu_model(),
         "logical_cpus": os.cpu_count(),
         "torch_threads": torch.get_num_threads(),
@@ -63,9 +66,9 @@ def proc_status(key: str) -> int | None:
     return None
 
 
-def minicons_peer(cls, model: str):
-    """A minicons scorer on CPU; minicons 0.3.39 calls batch_encode_plus, which transformers 5
+def minicons_peer(cls, model: str, device: str = "cpu"):
+    """A minicons scorer; minicons 0.3.39 calls batch_encode_plus, which transformers 5
     removed, so it is routed to the tokenizer's __call__."""
-    scorer = cls(str(model), "cpu")
+    scorer = cls(str(model), device)
     type(scorer.tokenizer).batch_encode_plus = lambda self, *a, **k: self(*a, **k)
     return scorer
