@@ -29,9 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import cpu_model, proc_status
+from benchlib import REPO_ROOT, benchmark_parser, cpu_model, proc_status
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 TARGET_ROWS_PER_S = 20_000
 FLAT_TOLERANCE = 0.15  # peak RSS at the largest size within 15% of the smallest
 ACCEPTANCE_ARGS = [
@@ -324,8 +323,7 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child_main(sys.argv[2:])
         return
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ud-root", type=Path, default=REPO_ROOT / ".." / "shared" / "ud")
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--out", type=Path, help="Work folder (default: a temporary one).")
     parser.add_argument("--json", type=Path, help="Write the results here.")
     parser.add_argument("--repeats", type=int, default=3, help="Acceptance builds (median).")

@@ -35,19 +35,11 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from benchlib import REPEATS, measure, minicons_peer, torch_machine
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from benchlib import REPEATS, REPO_ROOT, benchmark_parser, measure, minicons_peer, torch_machine
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--ud-root",
-        type=Path,
-        default=REPO_ROOT.parent / "shared" / "ud",
-        help="folder of UD_* treebanks (default: ../shared/ud beside the repository)",
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument(
         "--n-items",
         type=int,

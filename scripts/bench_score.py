@@ -60,9 +60,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import REPEATS, measure, minicons_peer, proc_status, torch_machine
+from benchlib import (
+    REPEATS,
+    REPO_ROOT,
+    benchmark_parser,
+    measure,
+    minicons_peer,
+    proc_status,
+    torch_machine,
+)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 MBERT_VOCAB = 119_547
 GPT2_VOCAB = 50_257
 # (BERT shape, GPT-2 shape) of the large-vocabulary models
@@ -82,13 +89,7 @@ EWT_TEST = "UD_English-EWT/en_ewt-ud-test.conllu"
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--ud-root",
-        type=Path,
-        default=REPO_ROOT.parent / "shared" / "ud",
-        help="folder of UD_* treebanks (default: ../shared/ud beside the repository)",
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--n-sentences", type=int, default=300, help="sentences for part 1")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     parser.add_argument(

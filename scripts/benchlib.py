@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import time
 from importlib.metadata import version
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def benchmark_parser(doc: str) -> argparse.ArgumentParser:
+    """A parser described by the script docstring's first paragraph, with ``--ud-root``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument(
+        "--ud-root",
+        type=Path,
+        default=REPO_ROOT.parent / "shared" / "ud",
+        help="folder of UD_* treebanks (default: ../shared/ud beside the repository)",
+    )
+    return parser
 
 
 def cpu_model() -> str:
