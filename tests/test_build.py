@@ -60,6 +60,23 @@ def test_every_config_loads_with_its_four_splits(dataset, tmp_path):
     assert ds["orig"][0]["treebank"] == "ru_gsd"
 
 
+@pytest.mark.parametrize(
+    "second",
+    [Selection(limit=30), Selection(sample=20, sample_seed=2)],
+    ids=["more sentences", "other sentences, as many"],
+)
+def test_a_rebuilt_folder_is_not_read_through_the_earlier_builds_cache(tmp_path, second):
+    """`datasets` keys a local folder's cache on its card's configs and dataset_info, not on
+    the files: the card must change whenever the content does."""
+    cache = str(tmp_path / "cache")
+    first = build(tmp_path, langs=["en"], seeds=(1,), selection=Selection(sample=20))
+    before = load_dataset(str(first), "en_full_seed1", cache_dir=cache)["orig"]["sent_id"]
+    build(tmp_path, langs=["en"], seeds=(1,), selection=second, overwrite=True)
+    after = load_dataset(str(first), "en_full_seed1", cache_dir=cache)["orig"]["sent_id"]
+    on_disk = pq.read_table(first / "en_full_seed1" / "orig-00000-of-00001.parquet")
+    assert after[:] == on_disk["sent_id"].to_pylist() != before[:]
+
+
 def test_rows_keep_target_and_annotations_through_the_permutation(dataset):
     for lang in LANGS:
         for family in ("full", "part", "head"):

@@ -1,9 +1,12 @@
 """Dataset cards: the README.md whose YAML makes a folder loadable by `load_dataset`.
 
 The YAML lists every config with its ``data_files`` (only non-empty splits: one empty split
-breaks its whole config) and ``version`` (the one version that reaches ``info.version``), plus
-a ``perturbed_ud`` block whose build signature changes with the content, so a rebuilt folder
-never reuses a stale `datasets` cache.
+breaks its whole config) and ``version`` (the one version that reaches ``info.version``), a
+``dataset_info`` with each split's row count and the config's Parquet bytes, and a
+``perturbed_ud`` block with the build signature and content hash. `datasets` keys its cache
+for a local folder on the configs and ``dataset_info`` only, not on the files: the row counts
+and byte sizes are what keep a folder rebuilt with other content from being read through the
+stale cache of the earlier build.
 
 The frame (YAML, title, version, loading, section order) is shared by every dataset; what each
 dataset says in its sections is a `CardText`. A manifest lists what it was built from under
@@ -54,7 +57,9 @@ class CardText:
     tags: list[str] = field(default_factory=lambda: list(PERTURBED_UD_TAGS))
 
 
-def yaml_metadata(manifest: dict, tags: list[str] | None = None) -> DatasetCardData:
+def yaml_metadata(
+    manifest: dict, tags: list[str] | None = None, parquet_bytes: dict[str, int] | None = None
+) -> DatasetCardData:
     licences = sorted({hub_licence(t["license"]) for t in inputs(manifest)})
     data = DatasetCardData(
         license=licences[0] if len(licences) == 1 else licences,
@@ -77,6 +82,14 @@ def yaml_metadata(manifest: dict, tags: list[str] | None = None) -> DatasetCardD
             "version": manifest["version"],
         }
     MetadataConfigs(configs).to_dataset_card_data(data)
+    data["dataset_info"] = [
+        {
+            "config_name": name,
+            "splits": [{"name": split, "num_examples": n} for split, n in config["splits"].items()],
+            **({"download_size": parquet_bytes[name]} if parquet_bytes else {}),
+        }
+        for name, config in manifest["configs"].items()
+    ]
     return data
 
 
@@ -161,7 +174,12 @@ Universal Dependencies:
     )
 
 
-def render(manifest: dict, description: str, text: CardText | None = None) -> str:
+def render(
+    manifest: dict,
+    description: str,
+    text: CardText | None = None,
+    parquet_bytes: dict[str, int] | None = None,
+) -> str:
     """The whole card: YAML, what the dataset is, how to load it, statistics, credits."""
     text = text or perturbed_ud_text(manifest)
     first = next(iter(manifest["configs"]), "CONFIG")
@@ -195,8 +213,13 @@ ds = load_dataset("path/to/{manifest["dataset"]}", "{first}")  # {text.loading_c
 
 {text.citation}
 """
-    return f"---\n{yaml_metadata(manifest, text.tags).to_yaml()}\n---\n{body}"
+    return f"---\n{yaml_metadata(manifest, text.tags, parquet_bytes).to_yaml()}\n---\n{body}"
 
 
 def write_card(folder, manifest: dict, description: str, text: CardText | None = None) -> None:
-    DatasetCard(render(manifest, description, text)).save(folder / "README.md")
+    """README.md of a built folder, its configs' Parquet files already in place."""
+    sizes = {
+        name: sum(path.stat().st_size for path in (folder / name).glob("*.parquet"))
+        for name in manifest["configs"]
+    }
+    DatasetCard(render(manifest, description, text, sizes)).save(folder / "README.md")
