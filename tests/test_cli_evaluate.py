@@ -1,16 +1,21 @@
 """The evaluate-side commands end to end: summarize on the released items, masked-word and
-balance on a fresh build with a tiny model."""
+balance on a fresh build with a tiny model, and score on a fresh spud build."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 from conftest import REFERENCE, UD_ROOT, needs_shared
+from scipy.stats import wilcoxon
 
 from perturbed_ud.cli import main
+from perturbed_ud.evaluate.batching import Batcher
+from perturbed_ud.evaluate.models import load_causal_lm, load_masked_lm
+from perturbed_ud.evaluate.sentence_scores import causal_log_likelihoods, pseudo_log_likelihoods
 from perturbed_ud.evaluate.stats import effects_table
 
 pytestmark = needs_shared
@@ -69,3 +74,40 @@ def test_commands_fail_readably(tmp_path):
     args = ["evaluate", "masked-word", "--dataset", str(tmp_path), "--model", str(tmp_path)]
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "r")])
     assert result.exit_code == 1 and result.output.startswith("error:")
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_build_spud_and_score_nonce_against_orig(tmp_path, kind, tiny_bert, tiny_gpt2):
+    invoke("build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
+           "--limit", "25", "--out", tmp_path)  # fmt: skip
+    model = tiny_bert if kind == "masked" else tiny_gpt2
+    run = tmp_path / "run"
+    invoke("evaluate", "score", "--dataset", tmp_path / "spud", "--model", model,
+           "--kind", kind, "--out", run)  # fmt: skip
+    manifest = json.loads((run / "run.json").read_text())
+    assert (manifest["sentences"], manifest["paired"], manifest["too_long"]) == (50, 25, 0)
+
+    scores = pd.read_parquet(run / "scores.parquet")
+    assert scores["perplexity"].to_numpy() == pytest.approx(
+        np.exp(-scores["log_prob"] / scores["n_tokens"]).to_numpy()
+    )
+    # the command's scores are the library's, sentence by sentence
+    lm = (load_masked_lm if kind == "masked" else load_causal_lm)(str(model))
+    score = pseudo_log_likelihoods if kind == "masked" else causal_log_likelihoods
+    direct = score(Batcher(lm), [list(words) for words in scores["forms"]])
+    assert scores["log_prob"].to_numpy() == pytest.approx(
+        [sum(s.log_probs) for s in direct], abs=1e-4
+    )
+
+    paired = pd.read_parquet(run / "nonce_ratios.parquet").set_index("sent_id")
+    perplexity = scores.assign(split=scores["split_key"].str.split("/").str[1])
+    perplexity = perplexity.pivot(index="sent_id", columns="split", values="perplexity")
+    assert paired["ratio"].to_numpy() == pytest.approx(
+        (perplexity["nonce"] / perplexity["orig"]).loc[paired.index].to_numpy()
+    )
+    summary = pd.read_csv(run / "nonce_ratio_summary.csv").iloc[0]
+    assert summary["N"] == 25
+    assert summary["ratio_median"] == pytest.approx(paired["ratio"].median())
+    test = wilcoxon(np.log(paired["nonce"]) - np.log(paired["orig"]))
+    assert summary["wilcoxon_p"] == pytest.approx(test.pvalue)
+    assert (run / "nonce_ratio.png").stat().st_size > 0
