@@ -111,3 +111,25 @@ def test_build_spud_and_score_nonce_against_orig(tmp_path, kind, tiny_bert, tiny
     test = wilcoxon(np.log(paired["nonce"]) - np.log(paired["orig"]))
     assert summary["wilcoxon_p"] == pytest.approx(test.pvalue)
     assert (run / "nonce_ratio.png").stat().st_size > 0
+
+
+def test_a_run_folder_resumes_only_on_the_data_it_began_with(tmp_path, tiny_bert):
+    def build(limit, *extra):
+        invoke("build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
+               "--limit", limit, "--out", tmp_path, *extra)  # fmt: skip
+
+    def score():
+        args = ["evaluate", "score", "--dataset", tmp_path / "spud", "--model", tiny_bert,
+                "--out", tmp_path / "run"]  # fmt: skip
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+    build(10)
+    assert score().exit_code == 0
+    first = (tmp_path / "run" / "scores.parquet").read_bytes()
+    assert score().exit_code == 0  # the same data: the finished chunks are reused
+    assert (tmp_path / "run" / "scores.parquet").read_bytes() == first
+    build(12, "--overwrite")
+    again = score()
+    assert again.exit_code != 0 and "other settings or data" in again.output
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["sentences"] == 20 and manifest["dataset_content_sha256"]

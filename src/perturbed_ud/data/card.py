@@ -2,11 +2,12 @@
 
 The YAML lists every config with its ``data_files`` (only non-empty splits: one empty split
 breaks its whole config) and ``version`` (the one version that reaches ``info.version``), a
-``dataset_info`` with each split's row count and the config's Parquet bytes, and a
-``perturbed_ud`` block with the build signature and content hash. `datasets` keys its cache
-for a local folder on the configs and ``dataset_info`` only, not on the files: the row counts
-and byte sizes are what keep a folder rebuilt with other content from being read through the
-stale cache of the earlier build.
+``dataset_info`` with each config's Parquet bytes (``download_size``), and a ``perturbed_ud``
+block with the build signature and content hash. `datasets` keys its cache for a local
+folder on the configs and ``dataset_info`` only, not on the files: the byte sizes are what
+keep a folder rebuilt with other content from being read through the stale cache of the
+earlier build. (Split sizes would need Arrow byte counts as well, or `datasets` ignores
+them with a warning.)
 
 The frame (YAML, title, version, loading, section order) is shared by every dataset; what each
 dataset says in its sections is a `CardText`. A manifest lists what it was built from under
@@ -82,14 +83,11 @@ def yaml_metadata(
             "version": manifest["version"],
         }
     MetadataConfigs(configs).to_dataset_card_data(data)
-    data["dataset_info"] = [
-        {
-            "config_name": name,
-            "splits": [{"name": split, "num_examples": n} for split, n in config["splits"].items()],
-            **({"download_size": parquet_bytes[name]} if parquet_bytes else {}),
-        }
-        for name, config in manifest["configs"].items()
-    ]
+    if parquet_bytes:
+        data["dataset_info"] = [
+            {"config_name": name, "download_size": parquet_bytes[name]}
+            for name in manifest["configs"]
+        ]
     return data
 
 

@@ -49,6 +49,18 @@ def _config_names(dataset: str, revision: str | None) -> list[str]:
     return get_dataset_config_names(dataset, revision=revision)
 
 
+def dataset_content(dataset: str) -> str | None:
+    """The content hash a local dataset folder's card records (None for a Hub id, whose
+    revision identifies it, or a folder built elsewhere)."""
+    card = Path(dataset) / "README.md"
+    if not card.is_file():
+        return None
+    from huggingface_hub import DatasetCard
+
+    block = DatasetCard.load(card).data.to_dict().get("perturbed_ud") or {}
+    return block.get("content_sha256")
+
+
 def _versions() -> dict:
     import datasets
     import torch
@@ -70,7 +82,7 @@ def _start(run: Path, header: dict) -> None:
         previous = json.loads(path.read_text(encoding="utf-8"))
         if previous.get("signature") != header["signature"]:
             raise RunError(
-                f"{run} holds a run with other settings ({previous.get('signature')}); "
+                f"{run} holds a run with other settings or data ({previous.get('signature')}); "
                 "choose another --out"
             )
     run.mkdir(parents=True, exist_ok=True)
@@ -141,10 +153,12 @@ def run_task(
     run = Path(out)
     configs = configs or _config_names(dataset, dataset_revision)
     identity = describe_model(model, revision, getattr(task.settings, "dtype", None))
+    content = dataset_content(dataset)
     header = {
         "task": task.name,
         "dataset": dataset,
         "dataset_revision": dataset_revision,
+        "dataset_content_sha256": content,
         "configs": configs,
         "model": model,
         "revision": revision,
@@ -155,6 +169,7 @@ def run_task(
         "num_proc": num_proc,
         "versions": _versions(),
         "signature": f"{task.name}|model:{model}@{identity['revision']}|"
+        f"data:{content or f'{dataset}@{dataset_revision}'}|"
         + "|".join(f"{k}:{v}" for k, v in asdict(task.settings).items()),
     }
     _start(run, header)
