@@ -7,7 +7,6 @@ its own configs, so 1 or N workers give the same bytes.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -119,9 +118,6 @@ def build_perturbed_ud(
             "configs": configs,
         }
         write_card(root, manifest, builder.DESCRIPTION)
-        (root / "build.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
     return final
 
 

@@ -11,7 +11,6 @@ per language (``<lang>/``, or ``<lang>_replication/`` as in the CLAMS repository
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -433,7 +432,4 @@ def build_clams(
             "configs": configs,
         }
         write_card(root, manifest, DESCRIPTION, card_text(manifest))
-        (root / "build.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
     return final

@@ -482,7 +482,4 @@ def build_spud(
             "configs": configs,
         }
         write_card(root, manifest, DESCRIPTION, card_text(manifest))
-        (root / "build.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
     return final

@@ -16,6 +16,7 @@ dataset says in its sections is a `CardText`. A manifest lists what it was built
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from datasets.utils.metadata import MetadataConfigs
@@ -215,9 +216,13 @@ ds = load_dataset("path/to/{manifest["dataset"]}", "{first}")  # {text.loading_c
 
 
 def write_card(folder, manifest: dict, description: str, text: CardText | None = None) -> None:
-    """README.md of a built folder, its configs' Parquet files already in place."""
+    """README.md and build.json (the manifest) of a built folder, its configs' Parquet files
+    already in place."""
     sizes = {
         name: sum(path.stat().st_size for path in (folder / name).glob("*.parquet"))
         for name in manifest["configs"]
     }
     DatasetCard(render(manifest, description, text, sizes)).save(folder / "README.md")
+    (folder / "build.json").write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )

@@ -95,7 +95,4 @@ def balance_dataset(
             "the config are kept (drops are listed per config below).\n"
         )
         write_card(root, manifest, description)
-        (root / "build.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
     return final
