@@ -300,11 +300,17 @@ def masked_word(scoring, beam, top_k, max_span_pieces, **run) -> None:
     run_task_command(evaluate_masked_word, MaskedWordSettings, settings, run)
 
 
+kind_option = click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+bos_option = click.option(
+    "--bos", type=click.Choice(["prepend", "none"]), default="prepend",
+    help="Causal LMs: prepend BOS, or leave the first token unscored.",
+)  # fmt: skip
+
+
 @evaluate.command("minimal-pair")
 @run_options
-@click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
-@click.option("--bos", type=click.Choice(["prepend", "none"]), default="prepend",
-              help="Causal LMs: prepend BOS, or leave the first token unscored.")  # fmt: skip
+@kind_option
+@bos_option
 @click.option("--capitalize", is_flag=True, help="Capitalise the first word.")
 @click.option("--final-period", is_flag=True, help="End every sentence with a period.")
 def minimal_pair(kind, bos, capitalize, final_period, **run) -> None:
@@ -318,11 +324,10 @@ def minimal_pair(kind, bos, capitalize, final_period, **run) -> None:
 
 @evaluate.command("score")
 @run_options
-@click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+@kind_option
 @click.option("--metric", type=click.Choice(["within_word_l2r", "original"]),
               default="within_word_l2r", help="Masked LMs: PPPL-l2r or PPPL.")  # fmt: skip
-@click.option("--bos", type=click.Choice(["prepend", "none"]), default="prepend",
-              help="Causal LMs: prepend BOS, or leave the first token unscored.")  # fmt: skip
+@bos_option
 @click.option("--words-column", default="forms", show_default=True)
 def score(kind, metric, bos, words_column, **run) -> None:
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
