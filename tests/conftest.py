@@ -1,4 +1,6 @@
-"""Shared test fixtures: the real UD treebanks and reference outputs beside the repository."""
+"""Shared test fixtures: the UD sample in tests/data/ud, tiny models trained on it, and the
+released third-party outputs beside the repository (``../shared`` or $PERTURBED_UD_SHARED),
+which only the tests comparing with those outputs need."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+# Excerpts of real UD treebanks (CC BY-SA), written by scripts/make_ud_samples.py.
+UD_ROOT = REPO / "tests" / "data" / "ud"
 SHARED = Path(os.environ.get("PERTURBED_UD_SHARED", REPO.parent / "shared"))
-UD_ROOT = SHARED / "ud"
+SHARED_UD = SHARED / "ud"  # whole treebanks: the released LREC 2026 items were built from them
 REFERENCE = SHARED / "reference"
 CLAMS_REFERENCE = REFERENCE / "clams"
 
@@ -27,7 +31,16 @@ CONSTRUCTIONS = [
     "vp_coord",
 ]
 
-needs_shared = pytest.mark.skipif(not UD_ROOT.is_dir(), reason="../shared/ud is not available")
+needs_reference = pytest.mark.skipif(
+    not (REFERENCE.is_dir() and SHARED_UD.is_dir()),
+    reason=f"compares with released third-party outputs; {SHARED} (or $PERTURBED_UD_SHARED) "
+    "with reference/ and ud/ is not available",
+)
+needs_clams_reference = pytest.mark.skipif(
+    not CLAMS_REFERENCE.is_dir(),
+    reason=f"compares with the released CLAMS grammars and evalsets; {CLAMS_REFERENCE} "
+    "is not available",
+)
 
 
 @pytest.fixture(autouse=True)
