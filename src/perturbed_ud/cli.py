@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .ud.conllu_io import CoNLLUError
-from .ud.sources import SourceError
+from .ud.sources import UD_RELEASE, SourceError
 
 
 def _ints(value: str) -> list[int]:
@@ -35,12 +35,14 @@ def ud_source_options(command):
         click.option("--langs", default="en,de,es,ru,zh", show_default=True, help="Comma list."),
         click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
         click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
+        click.option("--download", is_flag=True,
+                     help=f"Fetch the default treebanks from UD's GitHub at {UD_RELEASE}."),
         click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
         click.option("--split", default="test", show_default=True, help="train, dev or test."),
         click.option("--limit", type=int, help="Only the first N sentences of each treebank."),
         click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
         click.option("--sample-seed", type=int, default=0, show_default=True),
-        click.option("--offline", is_flag=True, help="Never download; use only the cache."),
+        click.option("--offline", is_flag=True, help="With --download: only the cache."),
         click.option("--ud-release", help="UD release of local files, e.g. r2.16 (recorded)."),
         click.option("--out", required=True, type=click.Path(), help="Output folder."),
         click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
@@ -50,7 +52,7 @@ def ud_source_options(command):
     return command
 
 
-def ud_sources(langs, files, ud_root, treebanks, split, offline, ud_release, **_):
+def ud_sources(langs, files, ud_root, download, treebanks, split, offline, ud_release, **_):
     """The treebanks named by `ud_source_options`."""
     from .ud.sources import parse_treebank_overrides, resolve
 
@@ -60,6 +62,7 @@ def ud_sources(langs, files, ud_root, treebanks, split, offline, ud_release, **_
         files=list(files),
         ud_root=ud_root,
         overrides=parse_treebank_overrides(list(treebanks)),
+        fetch=download,
         offline=offline,
         ud_release=ud_release,
     )
@@ -81,8 +84,10 @@ def fail(err: Exception) -> None:
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
 
-    Treebanks come from --files, --ud-root (or $PERTURBED_UD_ROOT), or are downloaded from
-    the UD GitHub repositories at a pinned release into the user cache.
+    Treebanks come from the PUD sample shipped with perturbed-ud (the same 1,000 sentences
+    in en de es ru zh tr fr ar), or from --files, --ud-root (or $PERTURBED_UD_ROOT), or
+    --download: the default treebanks fetched from UD's GitHub at a pinned release into the
+    user cache.
     """
 
 
@@ -184,18 +189,15 @@ def build_spud(seeds, pool_splits, lexicons, no_pymorphy, **source) -> None:
 
     A config per language and seed with splits orig and nonce, aligned by row.
     """
-    import os
-
     from .builders.spud import build_spud as run
     from .builders.spud import parse_lexicon_options, spud_inputs
 
-    local = source["files"] or source["ud_root"] or os.environ.get("PERTURBED_UD_ROOT")
     try:
         inputs = spud_inputs(
             ud_sources(**source),
             _words(pool_splits),
             parse_lexicon_options(list(lexicons)),
-            fetch=not local,
+            fetch=source["download"],
             offline=source["offline"],
             pymorphy=not no_pymorphy,
         )

@@ -36,14 +36,13 @@ from ..perturb.inflection import (
     Lexicon,
     RussianParadigms,
     read_lexicon,
-    sha256,
 )
 from ..perturb.nonce import REASONS, build_pool, nonce_sentence
 from ..perturb.surface_rules import citation_form, lemma_key
 from ..rng import KeyedDraws
 from ..ud import columns
 from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import read_conllu
+from ..ud.conllu_io import content_sha256, read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import SourceError, Treebank, download
@@ -124,16 +123,14 @@ def pool_files(
         return list(treebank.files)
     files = []
     for split in pool_splits:
-        path = folder / f"{treebank.code}-ud-{split}.conllu"
-        if not path.is_file() and fetch:
+        if not split_files(folder, split, treebank.code) and fetch:
             try:
                 download(treebank.lang, treebank.name, split, offline=offline)
             except SourceError as err:
                 if offline or "404" in str(err):
                     continue  # not cached, or the treebank has no such split (PUD: test only)
                 raise
-        if path.is_file():
-            files.append(path)
+        files += split_files(folder, split, treebank.code)
     if not files:
         raise SourceError(f"{treebank.name} has no {'/'.join(pool_splits)} file to pool from")
     return files
@@ -145,7 +142,7 @@ def lexicon_files(treebank: Treebank, pools: list[Path], *, siblings: bool) -> l
     files = list(dict.fromkeys([*treebank.files, *pools]))
     if siblings:
         folder = treebank.files[0].parent
-        files += [f for f in sorted(folder.glob(f"{treebank.code}-ud-*.conllu")) if f not in files]
+        files += [f for f in split_files(folder, "*", treebank.code) if f not in files]
     return files
 
 
@@ -315,7 +312,7 @@ def _record(stats: SeedStats, cols: SentenceColumns, result) -> None:
 
 
 def _file(path: Path) -> dict:
-    return {"name": path.name, "sha256": sha256(path)}
+    return {"name": path.name, "sha256": content_sha256(path)}
 
 
 def _signature(parameters: dict, selection: Selection, split: str, treebanks, read) -> str:

@@ -107,10 +107,17 @@ def rate(pair: list[int], digits: int = 3) -> str:
 def treebank_table(manifest: dict) -> str:
     """The treebanks a dataset was built from: release, licence and files."""
     rows = [
-        [t["name"], t["lang"], t["release"], t["license"], ", ".join(f["name"] for f in t["files"])]
+        [t["name"], t["lang"], release(t), t["license"], ", ".join(f["name"] for f in t["files"])]
         for t in manifest["treebanks"]
     ]
     return markdown_table(["treebank", "lang", "UD release", "licence", "files"], rows)
+
+
+def release(treebank: dict) -> str:
+    """A treebank's UD release as a reader should take it: a changelog's is a lower bound."""
+    if treebank.get("release_source") == "changelog":
+        return f"{treebank['release']} or later (README changelog)"
+    return treebank["release"]
 
 
 def ud_signature(name: str, version: str, parameters: dict, selection, split, treebanks, *extra):

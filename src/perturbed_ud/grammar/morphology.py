@@ -23,11 +23,13 @@ first word that differs from the forms it is varied against (*est* against *sont
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from ..ud.conllu_io import open_decompressed, split_files
 from .evalset import read_grammar_folder
 from .parser import Grammar
 
@@ -106,7 +108,7 @@ def ud_files(lang: str, ud_root: str | Path) -> list[Path]:
     files = []
     for folder in sorted(root.glob(f"UD_{UD_LANGUAGES[lang]}-*")):
         for split in ("test", "dev"):
-            files.extend(sorted(folder.glob(f"*-ud-{split}.conllu")))
+            files.extend(split_files(folder, split))
     return files
 
 
@@ -115,7 +117,7 @@ def _ud_index(files: tuple[Path, ...]) -> dict[str, Counter]:
     """normalised FORM -> Counter of (number, persons) over verbal words with a Number."""
     index: dict[str, Counter] = {}
     for path in files:
-        with open(path, encoding="utf-8") as handle:
+        with io.TextIOWrapper(open_decompressed(path), encoding="utf-8") as handle:
             for line in handle:
                 if not line or line[0] in "#\n":
                     continue

@@ -18,13 +18,13 @@ caller can add a language's own condition (German adjective endings) and stay de
 from __future__ import annotations
 
 import csv
-import hashlib
+import io
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import read_conllu
+from ..ud.conllu_io import CONLLU_SUFFIXES, content_sha256, open_decompressed, read_conllu
 from .word_order import CONTENT_UPOS
 
 FORMATS = ("ud", "udlexicons", "unimorph")
@@ -34,10 +34,6 @@ def parse_feats(feats: str) -> dict[str, str]:
     if feats in ("", "_"):
         return {}
     return dict(part.split("=", 1) for part in feats.split("|") if "=" in part)
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class Lexicon:
@@ -96,7 +92,7 @@ class Lexicon:
         sentence starts, clitic spelling undone), ``lemma_key`` the lemma as pooled."""
         lexicon = cls(name, exact=True)
         for path in paths:
-            lexicon.files.append({"name": Path(path).name, "sha256": sha256(Path(path))})
+            lexicon.files.append({"name": Path(path).name, "sha256": content_sha256(path)})
             for s in read_conllu(path):
                 cols = SentenceColumns.from_sentence(s)
                 for i, upos in enumerate(cols.upos):
@@ -171,13 +167,17 @@ def read_lexicon(
     if not path.exists():
         raise ValueError(f"lexicon {path} does not exist")
     if fmt == "ud":
-        files = sorted(path.glob("*.conllu")) if path.is_dir() else [path]
+        files = (
+            sorted(p for suffix in CONLLU_SUFFIXES for p in path.glob(f"*{suffix}"))
+            if path.is_dir()
+            else [path]
+        )
         if not files:
             raise ValueError(f"{path} holds no .conllu file")
         return Lexicon.from_ud(files, lemma_key, citation_form, name=f"ud:{path.name}")
     lexicon = Lexicon(f"{fmt}:{path.name}", exact=False)
-    lexicon.files.append({"name": path.name, "sha256": sha256(path)})
-    with open(path, encoding="utf-8", newline="") as f:
+    lexicon.files.append({"name": path.name, "sha256": content_sha256(path)})
+    with io.TextIOWrapper(open_decompressed(path), encoding="utf-8", newline="") as f:
         for number, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
             if not row or row[0].startswith("#"):
                 continue
@@ -197,9 +197,10 @@ def read_lexicon(
 
 
 def _guess_format(path: Path) -> str:
-    if path.is_dir() or path.suffix == ".conllu":
+    name = path.name.removesuffix(".gz").removesuffix(".xz")
+    if path.is_dir() or name.endswith(".conllu"):
         return "ud"
-    if path.suffix == ".conllul":
+    if name.endswith(".conllul"):
         return "udlexicons"
     return "unimorph"
 

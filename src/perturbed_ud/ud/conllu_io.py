@@ -6,14 +6,20 @@ so writing a sentence back gives its token lines unchanged; the word-level colum
 (``forms``, ``heads`` …) hold only the syntactic words, which every perturbation works on.
 
 Malformed input is an error that names the file and line (`CoNLLUError`), never a silent skip.
+Files may be gzip- or xz-compressed (``.conllu.gz``, ``.conllu.xz``): every reader here sees
+the same lines either way.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import lzma
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import conllu
 from conllu.models import TokenList
@@ -79,18 +85,60 @@ class Sentence:
         return tokens
 
 
+# A CoNLL-U file as stored: plain, or compressed with one of these (suffix -> opener).
+COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
+CONLLU_SUFFIXES = (".conllu", *(f".conllu{suffix}" for suffix in COMPRESSED))
+
+
+def open_decompressed(path: str | Path) -> BinaryIO:
+    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``."""
+    path = Path(path)
+    return COMPRESSED.get(path.suffix, open)(path, "rb")
+
+
+def conllu_stem(path: str | Path) -> str:
+    """The file name without ``.conllu`` and any compression suffix: the UD file code."""
+    name = Path(path).name
+    for suffix in CONLLU_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return Path(name).stem
+
+
+def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
+    """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted."""
+    folder = Path(folder)
+    return sorted(
+        p for suffix in CONLLU_SUFFIXES for p in folder.glob(f"{code}-ud-{split}{suffix}")
+    )
+
+
+def content_sha256(path: str | Path) -> str:
+    """sha256 of the decompressed file: the same for a UD file and its compressed copy."""
+    digest = hashlib.sha256()
+    with open_decompressed(path) as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) read one line at a time, so memory does not grow with the file.
 
     Lines end at LF (or CRLF) only: other Unicode line breaks (U+2028, U+0085 …) are text.
+    A damaged compressed file is an error at the first line that cannot be read.
     """
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            try:
-                yield number, raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
-            except UnicodeDecodeError as err:
-                message = f"invalid UTF-8 byte 0x{raw[err.start]:02x}"
-                raise CoNLLUError(path, number, message) from None
+    number = 0
+    with open_decompressed(path) as f:
+        try:
+            for number, raw in enumerate(f, start=1):
+                try:
+                    yield number, raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+                except UnicodeDecodeError as err:
+                    message = f"invalid UTF-8 byte 0x{raw[err.start]:02x}"
+                    raise CoNLLUError(path, number, message) from None
+        except (OSError, EOFError, lzma.LZMAError) as err:
+            raise CoNLLUError(path, number + 1, f"cannot decompress: {err}") from None
 
 
 def _blocks(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, list[str]]]:

@@ -1,24 +1,38 @@
-"""Where treebanks come from: explicit files, a UD-style root folder, or a pinned download.
+"""Where treebanks come from: the PUD sample shipped with the package (the default), explicit
+files, a UD-style root folder, or a download pinned to a UD release.
 
 Every source resolves to a `Treebank`: its language, UD repository name, file code
-(``en_ewt``), the CoNLL-U files to read in order, and the licence, release and citation
-read from the treebank's own README, so the dataset card can credit it.
+(``en_ewt``), the CoNLL-U files to read in order (plain or compressed), the licence and
+citation read from the treebank's own README, and the UD release with where it was read.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import re
+import shutil
 import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files as package_files
 from pathlib import Path
+
+from .conllu_io import conllu_stem, content_sha256, split_files
 
 # The UD release every download is pinned to (a tag of each UniversalDependencies repository).
 UD_RELEASE = "r2.16"
 UD_BASE_URL = "https://raw.githubusercontent.com/UniversalDependencies"
+DOWNLOAD_TIMEOUT = 30  # seconds any one connection or read may wait
+# What to try when a download fails: said once, in every download error.
+NO_DOWNLOAD_HINT = (
+    "Without network, build from the PUD sample that ships with perturbed-ud (leave out "
+    "--download), or from a local copy of UD with --ud-root DIR, a folder of UD_* treebank "
+    "folders (UD releases: https://universaldependencies.org/#download; each treebank: "
+    "https://github.com/UniversalDependencies/<UD_Name>)."
+)
 
 DEFAULT_TREEBANKS = {
     "en": "UD_English-EWT",
@@ -46,7 +60,12 @@ class Treebank:
     code: str  # file prefix, e.g. en_ewt
     files: list[Path]
     license: str = "unknown"
-    release: str = "unknown"  # the UD release tag, when known (downloads, or --ud-release)
+    release: str = "unknown"  # the UD release tag
+    # Where `release` comes from: "download" (the pinned tag), "sample" (the packaged PUD
+    # sample's record), "declared" (--ud-release), "release folder" (a release archive's
+    # ud-treebanks-vX.Y), or "changelog": the newest release the README's changelog names,
+    # a lower bound, as data unchanged since is re-released as is.
+    release_source: str = "unknown"
     changelog_release: str = "unknown"  # newest version the README's changelog names
     citation: str = ""
     sha256: dict[str, str] = field(default_factory=dict)
@@ -59,6 +78,7 @@ class Treebank:
             "code": self.code,
             "license": self.license,
             "release": self.release,
+            "release_source": self.release_source,
             "changelog_release": self.changelog_release,
             "files": [{"name": f.name, "sha256": self.sha256[f.name]} for f in self.files],
         }
@@ -79,10 +99,6 @@ def parse_treebank_overrides(values: list[str]) -> dict[str, str]:
             raise SourceError(f"--treebank expects LANG=UD_Name, got {value!r}")
         overrides[lang] = name
     return overrides
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _readme_metadata(folder: Path) -> tuple[str, str, str]:
@@ -106,17 +122,28 @@ def _readme_metadata(folder: Path) -> tuple[str, str, str]:
     return licence, release, citation
 
 
+# The folder a UD release archive unpacks to, e.g. ud-treebanks-v2.16.
+RELEASE_FOLDER = re.compile(r"^ud-treebanks-v(2\.\d+)$")
+
+
 def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) -> Treebank:
+    """A treebank from local files. Its release: the release archive's folder name when it
+    sits in one (``ud-treebanks-v2.16/``), else the newest its README's changelog names."""
     licence, changelog, citation = _readme_metadata(folder)
+    release, source = changelog, "changelog" if changelog != "unknown" else "unknown"
+    if match := RELEASE_FOLDER.match(folder.resolve().parent.name):
+        release, source = f"r{match.group(1)}", "release folder"
     return Treebank(
         lang=lang,
         name=name,
         code=code,
         files=files,
         license=licence,
+        release=release,
+        release_source=source,
         changelog_release=changelog,
         citation=citation,
-        sha256={f.name: _sha256(f) for f in files},
+        sha256={f.name: content_sha256(f) for f in files},
     )
 
 
@@ -127,7 +154,7 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
         path = Path(raw)
         if not path.is_file():
             raise SourceError(f"no such CoNLL-U file: {path}")
-        code = path.name.split("-ud-")[0] if "-ud-" in path.name else path.stem
+        code = conllu_stem(path).split("-ud-")[0]
         groups.setdefault(code, []).append(path)
     treebanks = []
     for code, files in groups.items():
@@ -138,14 +165,54 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
 
 
 def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank:
-    """``<root>/<UD_Name>/<code>-ud-<split>.conllu``."""
+    """``<root>/<UD_Name>/<code>-ud-<split>.conllu`` (or ``.conllu.gz``, ``.conllu.xz``)."""
     folder = Path(root) / name
     if not folder.is_dir():
         raise SourceError(f"treebank folder {folder} not found (language {lang!r})")
-    files = sorted(folder.glob(f"*-ud-{split}.conllu"))
+    files = split_files(folder, split)
     if not files:
         raise SourceError(f"{folder} has no *-ud-{split}.conllu file")
-    return _treebank(lang, name, files[0].name.split("-ud-")[0], files, folder)
+    return _treebank(lang, name, conllu_stem(files[0]).split("-ud-")[0], files, folder)
+
+
+def sample_root() -> Path:
+    """The PUD sample shipped with the package: a UD root of xz-compressed treebanks."""
+    return Path(str(package_files(__package__).joinpath("pud")))
+
+
+@cache
+def sample_treebanks() -> dict[str, dict]:
+    """Language -> the sample's record of its treebank (folder, file, release, sha256)."""
+    manifest = json.loads((sample_root() / "sample.json").read_text(encoding="utf-8"))
+    return {
+        entry["file"].split("_")[0]: {"name": name, **entry} for name, (entry,) in manifest.items()
+    }
+
+
+def from_sample(lang: str, split: str, name: str | None = None) -> Treebank:
+    """One PUD treebank of the packaged sample, with the release it was copied from."""
+    available = sample_treebanks()
+    if lang not in available:
+        raise SourceError(
+            f"the packaged PUD sample has no {lang!r} treebank (it has "
+            f"{', '.join(available)}); use --ud-root DIR or --download"
+        )
+    entry = available[lang]
+    if name not in (None, entry["name"]):
+        raise SourceError(
+            f"the packaged sample holds {entry['name']} for {lang!r}, not {name}; "
+            "use --ud-root DIR or --download for other treebanks"
+        )
+    if split != "test":
+        raise SourceError(
+            f"the PUD treebanks have only a test split, not {split!r}; "
+            "use --ud-root DIR or --download for other splits"
+        )
+    treebank = from_ud_root(sample_root(), lang, entry["name"], split)
+    if treebank.sha256[treebank.files[0].name] != entry["release_sha256"]:
+        raise SourceError(f"{treebank.files[0]} is damaged: reinstall perturbed-ud")
+    treebank.release, treebank.release_source = entry["release"], "sample"
+    return treebank
 
 
 def cache_dir() -> Path:
@@ -157,15 +224,11 @@ def cache_dir() -> Path:
 
 
 def _fetch(url: str, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with urllib.request.urlopen(url, timeout=60) as response:
-            data = response.read()
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
+            target.write_bytes(response.read())
     except (urllib.error.URLError, OSError) as err:
-        raise SourceError(f"could not download {url}: {err}") from None
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-        tmp.write(data)
-    os.replace(tmp.name, target)
+        raise SourceError(f"could not download {url}: {err}\n{NO_DOWNLOAD_HINT}") from None
 
 
 def download(
@@ -180,27 +243,48 @@ def download(
     """Fetch one split of a treebank from its UD GitHub repository at a pinned release.
 
     Files are cached under ``cache_dir()/ud/<release>/<name>/``; with ``offline`` only the
-    cache is used.
+    cache is used. Files are fetched into a temporary folder and moved into the cache only
+    when all have arrived, so a failed download leaves nothing behind.
     """
     base_url = base_url or os.environ.get("PERTURBED_UD_BASE_URL", UD_BASE_URL)
     code = treebank_code(lang, name)
     folder = cache_dir() / "ud" / release / name
     wanted = [f"{code}-ud-{split}.conllu", "README.md", "LICENSE.txt"]
-    for filename in wanted:
-        target = folder / filename
-        if target.exists():
-            continue
-        if offline:
-            raise SourceError(f"{target} is not in the cache and --offline was given")
-        _fetch(f"{base_url.rstrip('/')}/{name}/{release}/{filename}", target)
+    missing = [filename for filename in wanted if not (folder / filename).exists()]
+    if missing and offline:
+        raise SourceError(
+            f"{folder / missing[0]} is not in the cache and --offline was given\n{NO_DOWNLOAD_HINT}"
+        )
+    if missing:
+        _fetch_all(f"{base_url.rstrip('/')}/{name}/{release}", missing, folder)
     treebank = _treebank(lang, name, code, [folder / wanted[0]], folder)
-    treebank.release = release
+    treebank.release, treebank.release_source = release, "download"
     return treebank
 
 
+def _fetch_all(url: str, filenames: list[str], folder: Path) -> None:
+    """Download every file or none: into a temporary sibling folder, then moved in place."""
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        for filename in filenames:
+            _fetch(f"{url}/{filename}", partial / filename)
+        folder.mkdir(exist_ok=True)
+        for filename in filenames:
+            os.replace(partial / filename, folder / filename)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+        for path in created:  # the folders this call made, deepest first, if still empty
+            if path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+
 def _declare(treebanks: list[Treebank], release: str | None) -> list[Treebank]:
-    for treebank in treebanks:
-        treebank.release = release or "unknown"
+    """``--ud-release`` overrides the release read from a local copy's README."""
+    if release:
+        for treebank in treebanks:
+            treebank.release, treebank.release_source = release, "declared"
     return treebanks
 
 
@@ -211,20 +295,27 @@ def resolve(
     files: list[str] | None = None,
     ud_root: str | None = None,
     overrides: dict[str, str] | None = None,
+    fetch: bool = False,
     offline: bool = False,
     ud_release: str | None = None,
 ) -> list[Treebank]:
     """The treebanks of a build, in the order of ``langs`` (or of ``files``).
 
-    ``ud_release`` declares the release of local copies (files or a UD root); downloads
-    always carry their pinned release.
+    Local copies (files or a UD root, also ``$PERTURBED_UD_ROOT``) carry the release their
+    README's changelog names unless ``ud_release`` declares it; with ``fetch`` the default
+    treebanks are fetched at the pinned release; otherwise the packaged PUD sample is read.
     """
     if split not in SPLITS:
         raise SourceError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    if sum(map(bool, (files, ud_root, fetch))) > 1:
+        raise SourceError("choose one source: --files, --ud-root or --download")
     if files:
         return _declare(from_files(files), ud_release)
-    ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
+    if not fetch:
+        ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
     overrides = overrides or {}
+    if not (ud_root or fetch):
+        return [from_sample(lang, split, overrides.get(lang)) for lang in langs]
     treebanks = []
     for lang in langs:
         name = overrides.get(lang) or DEFAULT_TREEBANKS.get(lang)
