@@ -1,9 +1,14 @@
-"""Treebank sources (UD root, pinned download over real HTTP) and sentence selection."""
+"""Treebank sources (the packaged PUD sample, a UD root, compressed files, a pinned download
+over real HTTP) and sentence selection."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import lzma
+import shutil
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -11,10 +16,11 @@ from pathlib import Path
 import datasets
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT, needs_shared
+from conftest import UD_ROOT
 
+import perturbed_ud.ud.sources as sources_module
 from perturbed_ud.cli import main
-from perturbed_ud.ud.conllu_io import read_conllu
+from perturbed_ud.ud.conllu_io import CoNLLUError, read_conllu
 from perturbed_ud.ud.selection import Selection, all_sentences, select
 from perturbed_ud.ud.sources import (
     UD_RELEASE,
@@ -25,9 +31,9 @@ from perturbed_ud.ud.sources import (
     from_ud_root,
     parse_treebank_overrides,
     resolve,
+    sample_root,
+    sample_treebanks,
 )
-
-pytestmark = needs_shared
 
 EWT_TEST = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 EWT_DEV = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
@@ -35,6 +41,87 @@ EWT_DEV = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+SAMPLE_COUNTS = {
+    f["file"]: f
+    for files in json.loads((UD_ROOT / "sample.json").read_text()).values()
+    for f in files
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The PUD sample shipped with the package
+
+
+def test_sample_is_the_default_source_with_its_recorded_release():
+    treebanks = resolve(["en", "de", "es", "ru", "zh", "tr", "fr", "ar"], split="test")
+    assert [t.name for t in treebanks] == [
+        "UD_English-PUD", "UD_German-PUD", "UD_Spanish-PUD", "UD_Russian-PUD",
+        "UD_Chinese-PUD", "UD_Turkish-PUD", "UD_French-PUD", "UD_Arabic-PUD",
+    ]  # fmt: skip
+    manifest = json.loads((sample_root() / "sample.json").read_text())
+    for treebank in treebanks:
+        (entry,) = manifest[treebank.name]
+        (path,) = treebank.files
+        assert path.name == entry["file"] and path.name.endswith(".conllu.xz")
+        assert (treebank.release, treebank.release_source) == (entry["release"], "sample")
+        assert treebank.release.startswith("r2.1")
+        assert treebank.license == "CC BY-SA 3.0"
+        raw = lzma.decompress(path.read_bytes())
+        assert treebank.sha256 == {path.name: hashlib.sha256(raw).hexdigest()}
+        assert treebank.sha256[path.name] == entry["release_sha256"]
+        assert len(list(read_conllu(path))) == entry["sentences"] == 1000
+    ids = [[s.sent_id for s in read_conllu(t.files[0])] for t in treebanks]
+    assert all(i == ids[0] for i in ids), "PUD: the same sentences in every language"
+
+
+def test_sample_errors_point_to_the_other_sources():
+    with pytest.raises(SourceError, match="only a test split.*--download"):
+        resolve(["en"], split="dev")
+    with pytest.raises(SourceError, match="no 'he' treebank.*--ud-root"):
+        resolve(["he"], split="test")
+    with pytest.raises(SourceError, match="holds UD_English-PUD for 'en', not UD_English-EWT"):
+        resolve(["en"], split="test", overrides={"en": "UD_English-EWT"})
+    assert sample_treebanks()["en"]["name"] == "UD_English-PUD"
+    with pytest.raises(SourceError, match="choose one source"):
+        resolve(["en"], split="test", ud_root=str(UD_ROOT), fetch=True)
+    with pytest.raises(SourceError, match="choose one source"):
+        resolve(["en"], split="test", files=[str(EWT_TEST)], ud_root=str(UD_ROOT))
+
+
+def test_a_damaged_sample_is_refused(tmp_path, monkeypatch):
+    copy = tmp_path / "pud"
+    shutil.copytree(sample_root(), copy)
+    path = copy / "UD_German-PUD" / "de_pud-ud-test.conllu.xz"
+    text = lzma.decompress(path.read_bytes()).replace(b"Haus", b"Maus", 1)
+    path.write_bytes(lzma.compress(text))
+    monkeypatch.setattr(sources_module, "sample_root", lambda: copy)
+    assert resolve(["en"], split="test")[0].release_source == "sample"
+    with pytest.raises(SourceError, match="de_pud-ud-test.conllu.xz is damaged"):
+        resolve(["de"], split="test")
+
+
+def test_cli_builds_from_the_sample_without_network(tmp_path, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("the default build must not open a connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    out = tmp_path / "out"
+    args = ["build", "perturbed-ud", "--langs", "en,tr", "--limit", "40", "--seeds", "1"]
+    result = CliRunner().invoke(main, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    folder = out / "perturbed-ud"
+    manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    assert [(t["name"], t["release_source"]) for t in manifest["treebanks"]] == [
+        ("UD_English-PUD", "sample"),
+        ("UD_Turkish-PUD", "sample"),
+    ]
+    assert "en_pud@r2.18" in manifest["signature"]
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert "| UD_Turkish-PUD | tr | r2.18 | CC BY-SA 3.0 | tr_pud-ud-test.conllu.xz |" in card
+    ds = datasets.load_dataset(str(folder), "tr_full_seed1", cache_dir=str(tmp_path / "c"))
+    assert ds["orig"][0]["treebank"] == "tr_pud" and ds["full"].num_rows > 30
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,15 +148,59 @@ def test_resolve_ud_root_defaults_and_override():
         assert treebank.license == "CC BY-SA 4.0"
         assert treebank.sha256 == {path.name: sha256(path)}
         assert treebank.describe()["files"] == [{"name": path.name, "sha256": sha256(path)}]
-        assert treebank.release == "r2.16", "declared, not guessed"
+        assert (treebank.release, treebank.release_source) == ("r2.16", "declared")
         assert treebank.changelog_release.startswith("r2.")
     assert treebanks[0].changelog_release == "r2.16"
-    (undeclared,) = resolve(["ru"], split="test", ud_root=str(UD_ROOT), overrides=overrides)
-    assert undeclared.release == "unknown" and undeclared.changelog_release == "r2.5"
     assert "@inproceedings{silveira14gold" in treebanks[0].citation
 
     (dev,) = resolve(["en"], split="dev", ud_root=str(UD_ROOT))
     assert dev.files == [EWT_DEV]
+
+
+def test_local_copies_record_the_release_their_readme_names(tmp_path):
+    langs, overrides = ["en", "de", "ru"], {"ru": "UD_Russian-GSD"}
+    found = resolve(langs, split="test", ud_root=str(UD_ROOT), overrides=overrides)
+    assert [(t.release, t.release_source) for t in found] == [
+        ("r2.16", "changelog"),  # the newest entry of each README's changelog
+        ("r2.15", "changelog"),
+        ("r2.5", "changelog"),
+    ]
+    (from_file,) = from_files([EWT_TEST])
+    assert (from_file.release, from_file.release_source) == ("r2.16", "changelog")
+
+    release = tmp_path / "ud-treebanks-v2.16"  # an unpacked UD release archive
+    shutil.copytree(UD_ROOT / "UD_Russian-GSD", release / "UD_Russian-GSD")
+    (ru,) = resolve(["ru"], split="test", ud_root=str(release), overrides=overrides)
+    assert (ru.release, ru.release_source) == ("r2.16", "release folder")
+
+    bare = tmp_path / "bare" / "UD_Russian-GSD"
+    bare.mkdir(parents=True)
+    shutil.copy(UD_ROOT / "UD_Russian-GSD" / "ru_gsd-ud-test.conllu", bare)
+    (unknown,) = resolve(["ru"], split="test", ud_root=str(bare.parent), overrides=overrides)
+    assert (unknown.release, unknown.release_source) == ("unknown", "unknown")
+
+
+def test_compressed_files_read_like_plain_ones(tmp_path):
+    plain = UD_ROOT / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+    folder = tmp_path / "UD_French-GSD"
+    shutil.copytree(plain.parent, folder)
+    (folder / plain.name).unlink()
+    (folder / f"{plain.name}.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    (folder / "fr_gsd-ud-dev.conllu.xz").write_bytes(lzma.compress(plain.read_bytes()))
+    (test,) = resolve(["fr"], split="test", ud_root=str(tmp_path))
+    (dev,) = resolve(["fr"], split="dev", ud_root=str(tmp_path))
+    (both,) = from_files([folder / f"{plain.name}.gz", folder / "fr_gsd-ud-dev.conllu.xz"])
+    assert (test.code, dev.code, both.code) == ("fr_gsd", "fr_gsd", "fr_gsd")
+    assert test.sha256[f"{plain.name}.gz"] == dev.sha256["fr_gsd-ud-dev.conllu.xz"] == sha256(plain)
+    expected = [(s.sent_id, s.forms, s.heads) for s in read_conllu(plain)]
+    for treebank in (test, dev):
+        assert [(s.sent_id, s.forms, s.heads) for s in all_sentences(treebank)] == expected
+    assert len(list(all_sentences(both))) == 2 * len(expected)
+
+    damaged = folder / "fr_gsd-ud-dev.conllu.xz"
+    damaged.write_bytes(damaged.read_bytes()[:4000])
+    with pytest.raises(CoNLLUError, match=r"fr_gsd-ud-dev\.conllu\.xz:\d+: cannot decompress"):
+        list(all_sentences(dev))
 
 
 def test_resolve_ud_root_from_environment(monkeypatch):
@@ -109,18 +240,21 @@ def test_from_files_groups_by_treebank_in_given_order(tmp_path):
 
 
 class _UDHandler(BaseHTTPRequestHandler):
-    """``/<UD_Name>/<release>/<file>`` -> ``UD_ROOT/<UD_Name>/<file>``; 404 otherwise."""
+    """``/<UD_Name>/<release>/<file>`` -> ``UD_ROOT/<UD_Name>/<file>``; 404 otherwise.
+    Under ``/no-readme/`` the same, but README.md is missing."""
 
     def do_GET(self):
         with self.server.lock:
             self.server.requests.append(self.path)
-        parts = self.path.split("/")
+        withheld = self.path.startswith("/no-readme/")
+        parts = self.path.removeprefix("/no-readme").split("/")
         served = (
             len(parts) == 4
             and parts[0] == ""
             and parts[1].startswith("UD_")
             and parts[2] == UD_RELEASE
             and parts[3] not in ("", ".", "..")
+            and not (withheld and parts[3] == "README.md")
         )
         path = UD_ROOT / parts[1] / parts[3] if served else None
         if path is None or not path.is_file():
@@ -171,8 +305,10 @@ def test_download_caches_pinned_files(ud_server, tmp_path):
     assert (treebank.lang, treebank.name, treebank.code) == ("en", "UD_English-EWT", "en_ewt")
     assert treebank.sha256 == {"en_ewt-ud-test.conllu": sha256(EWT_TEST)}
     assert treebank.license == "CC BY-SA 4.0"
-    assert treebank.release == UD_RELEASE == "r2.16"
-    assert len(list(read_conllu(treebank.files[0]))) == 2077
+    assert (treebank.release, treebank.release_source) == (UD_RELEASE, "download")
+    assert UD_RELEASE == "r2.16"
+    expected = SAMPLE_COUNTS["en_ewt-ud-test.conllu"]["sentences"]
+    assert len(list(read_conllu(treebank.files[0]))) == expected
 
     again = download("en", "UD_English-EWT", "test", base_url=ud_server.url)
     offline = download("en", "UD_English-EWT", "test", base_url=ud_server.url, offline=True)
@@ -188,8 +324,9 @@ def test_download_offline_with_empty_cache(ud_server, tmp_path):
     assert ud_server.requests == []
 
     with pytest.raises(SourceError, match="en_ewt-ud-test.conllu"):
-        resolve(["en"], split="test", offline=True)
+        resolve(["en"], split="test", fetch=True, offline=True)
     assert ud_server.requests == []
+    assert not (tmp_path / "perturbed-ud-cache").exists()
 
 
 def test_download_404_names_url(ud_server, tmp_path):
@@ -201,13 +338,53 @@ def test_download_404_names_url(ud_server, tmp_path):
 
     with pytest.raises(SourceError, match="en_pud-ud-dev.conllu"):
         download("en", "UD_English-PUD", "dev", base_url=ud_server.url)
-    cached = tmp_path / "perturbed-ud-cache"
-    assert [p for p in cached.rglob("*") if p.is_file()] == []
+    assert not (tmp_path / "perturbed-ud-cache").exists(), "no empty cache folders left"
+
+
+def test_download_is_all_or_nothing(ud_server, tmp_path):
+    """The data file arrives, README.md is missing upstream: nothing is cached."""
+    (tmp_path / "perturbed-ud-cache").mkdir()
+    with pytest.raises(SourceError, match="README.md.*404"):
+        download("de", "UD_German-GSD", "test", base_url=f"{ud_server.url}/no-readme")
+    assert [p.name for p in (tmp_path / "perturbed-ud-cache").rglob("*")] == []
+
+
+def test_failed_downloads_say_what_to_do_instead(tmp_path, monkeypatch):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens: connection refused
+    monkeypatch.setenv("PERTURBED_UD_BASE_URL", f"http://127.0.0.1:{port}")
+    out = tmp_path / "out"
+    args = ["build", "perturbed-ud", "--download", "--langs", "en", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "could not download" in result.stderr and "refused" in result.stderr
+    assert "leave out --download" in result.stderr and "--ud-root DIR" in result.stderr
+    assert "https://universaldependencies.org" in result.stderr
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "perturbed-ud-cache").exists()
+    assert not out.exists()
+
+
+def test_a_silent_server_times_out(tmp_path, monkeypatch):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()  # accepts connections, never answers
+    monkeypatch.setattr(sources_module, "DOWNLOAD_TIMEOUT", 0.5)
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        with pytest.raises(SourceError, match="timed out"):
+            download("en", "UD_English-EWT", "test", base_url=url)
+    finally:
+        listener.close()
+    assert not (tmp_path / "perturbed-ud-cache").exists()
 
 
 def test_cli_build_through_download(ud_server, tmp_path):
     out = tmp_path / "out"
-    args = ["build", "perturbed-ud", "--langs", "en", "--limit", "30", "--seeds", "1"]
+    args = ["build", "perturbed-ud", "--download", "--langs", "en", "--limit", "30"]
+    args += ["--seeds", "1"]
     result = CliRunner().invoke(
         main, [*args, "--out", str(out)], env={"PERTURBED_UD_BASE_URL": ud_server.url}
     )

@@ -43,7 +43,8 @@ def ud_source_options(command):
         click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
         click.option("--sample-seed", type=int, default=0, show_default=True),
         click.option("--offline", is_flag=True, help="With --download: only the cache."),
-        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (recorded)."),
+        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (default: "
+                     "from the release folder name or the README changelog)."),
         click.option("--out", required=True, type=click.Path(), help="Output folder."),
         click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
     ]  # fmt: skip
