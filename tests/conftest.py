@@ -5,6 +5,7 @@ which only the tests comparing with those outputs need."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 # Read by huggingface_hub and datasets at import time, so set before anything imports them.
@@ -30,6 +31,21 @@ CONSTRUCTIONS = [
     "subj_rel",
     "vp_coord",
 ]
+
+# A treebank under a non-commercial licence, for the licence checks: the sample holds none.
+NC_TREEBANK = "UD_Turkish-Fixture"
+
+
+def non_commercial_ud_root(root: Path) -> Path:
+    """A UD root holding one CC BY-NC-SA treebank: the Turkish BOUN sample under a new name."""
+    folder = root / NC_TREEBANK
+    folder.mkdir(parents=True)
+    shutil.copyfile(
+        UD_ROOT / "UD_Turkish-BOUN" / "tr_boun-ud-test.conllu", folder / "tr_fixture-ud-test.conllu"
+    )
+    (folder / "README.md").write_text("# UD Turkish Fixture\n\nLicense: CC BY-NC-SA 4.0\n")
+    return root
+
 
 needs_reference = pytest.mark.skipif(
     not (REFERENCE.is_dir() and SHARED_UD.is_dir()),

@@ -13,23 +13,22 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import REFERENCE, UD_ROOT, needs_shared
+from conftest import REFERENCE, SHARED_UD, UD_ROOT, needs_reference, non_commercial_ud_root
 from datasets import get_dataset_config_names, load_dataset
+from huggingface_hub import DatasetCard
 
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.perturb.word_order import apply_permutation
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
-pytestmark = needs_shared
-
 LANGS = ["en", "de", "ru", "zh", "tr"]
-OVERRIDES = {"ru": "UD_Russian-GSD"}
+OVERRIDES = {"ru": "UD_Russian-GSD", "tr": "UD_Turkish-BOUN"}
 
 
-def build(out, langs=LANGS, seeds=(1, 2), workers=1, **kwargs):
+def build(out, langs=LANGS, seeds=(1, 2), workers=1, ud_root=UD_ROOT, **kwargs):
     split = kwargs.pop("split", "test")
-    treebanks = resolve(langs, split=split, ud_root=str(UD_ROOT), overrides=OVERRIDES)
+    treebanks = resolve(langs, split=split, ud_root=str(ud_root), overrides=OVERRIDES)
     selection = kwargs.pop("selection", Selection(limit=60))
     return build_perturbed_ud(
         treebanks, out, seeds=seeds, selection=selection, split=split, workers=workers, **kwargs
@@ -116,8 +115,28 @@ def test_card_and_manifest_report_counts_and_magnitudes(dataset):
     part = manifest["configs"]["en_part_seed1"]["position_change"]
     assert full[0] / full[1] > part[0] / part[1] > 0
     licences = {t["name"]: t["license"] for t in manifest["treebanks"]}
-    assert licences["UD_Turkish-IMST"].startswith("CC BY-NC-SA")
+    names = ["UD_English-EWT", "UD_German-GSD", "UD_Russian-GSD", "UD_Chinese-GSD"]
+    assert licences == dict.fromkeys([*names, "UD_Turkish-BOUN"], "CC BY-SA 4.0")
+    assert DatasetCard.load(dataset / "README.md").data.license == "cc-by-sa-4.0"
     assert all(len(f["sha256"]) == 64 for t in manifest["treebanks"] for f in t["files"])
+
+
+def test_card_lists_every_treebank_licence(tmp_path):
+    root = non_commercial_ud_root(tmp_path / "ud")
+    treebanks = resolve(["en"], split="test", ud_root=str(UD_ROOT))
+    treebanks += resolve(
+        ["tr"], split="test", ud_root=str(root), overrides={"tr": "UD_Turkish-Fixture"}
+    )
+    folder = build_perturbed_ud(
+        treebanks, tmp_path / "out", seeds=[1], families=["full"], selection=Selection(limit=10)
+    )
+    manifest = json.loads((folder / "build.json").read_text())
+    licences = {t["name"]: t["license"] for t in manifest["treebanks"]}
+    assert licences == {"UD_English-EWT": "CC BY-SA 4.0", "UD_Turkish-Fixture": "CC BY-NC-SA 4.0"}
+    card = DatasetCard.load(folder / "README.md")
+    assert card.data.license == ["cc-by-nc-sa-4.0", "cc-by-sa-4.0"]
+    assert "| CC BY-NC-SA 4.0 | tr_fixture-ud-test.conllu |" in card.text
+    assert "| CC BY-SA 4.0 | en_ewt-ud-test.conllu |" in card.text
 
 
 def test_same_bytes_across_runs_and_worker_counts(dataset, tmp_path):
@@ -130,7 +149,8 @@ def test_same_bytes_in_another_process_with_another_hash_seed(dataset, tmp_path)
     out = tmp_path / "proc"
     cmd = [sys.executable, "-m", "perturbed_ud.cli", "build", "perturbed-ud"]
     cmd += ["--ud-root", str(UD_ROOT), "--langs", ",".join(LANGS), "--seeds", "1,2"]
-    cmd += ["--treebank", "ru=UD_Russian-GSD", "--limit", "60", "--out", str(out)]
+    cmd += ["--treebank", "ru=UD_Russian-GSD", "--treebank", "tr=UD_Turkish-BOUN"]
+    cmd += ["--limit", "60", "--out", str(out)]
     env = dict(os.environ, PYTHONHASHSEED="12345")
     subprocess.run(cmd, check=True, env=env, capture_output=True)
     assert parquet_digests(out / "perturbed-ud") == parquet_digests(dataset)
@@ -153,13 +173,14 @@ RELEASED = {
 }
 
 
+@needs_reference
 def test_lrec2026_protocol_reproduces_the_released_items(tmp_path):
     """Every released en_ewt and de_gsd row (seed 123, first 400 dev sentences) is one of
     ours, in order, with identical words and target_index, in all 7 conditions. Ours has a
     few more rows: the released run dropped targets of more than 6 mBERT pieces."""
     folder = build(
         tmp_path, langs=["en", "de"], seeds=[123], protocol="lrec2026", split="dev",
-        selection=Selection(limit=400),
+        selection=Selection(limit=400), ud_root=SHARED_UD,
     )  # fmt: skip
     path = REFERENCE / "wordprediction/bert-base-multilingual-cased/results_items_seed123.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as f:

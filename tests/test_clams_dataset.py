@@ -1,6 +1,6 @@
-"""The clams dataset end to end, from the released CLAMS grammars: load_dataset round trips,
-the released evalsets pair by pair, word positions, byte-determinism, located grammar errors
-that leave nothing behind, language discovery, and publishing."""
+"""The clams dataset end to end, from the released CLAMS grammars and from the packaged ones:
+load_dataset round trips, the released evalsets pair by pair, word positions, byte-determinism,
+located grammar errors that leave nothing behind, language discovery, and publishing."""
 
 from __future__ import annotations
 
@@ -10,23 +10,25 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_shared
+from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_clams_reference
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
 import perturbed_ud.data.push as push_module
 from perturbed_ud.cli import main
+from perturbed_ud.grammar import evalset_lines, generate_folder
 
 CLAMS = CLAMS_REFERENCE
 LANGS = ["de", "fr"]
-needs_clams = pytest.mark.skipif(not CLAMS.is_dir(), reason="../shared/reference/clams missing")
-pytestmark = [needs_shared, needs_clams]
+PACKAGED = clams.DEFAULT_GRAMMARS
+PACKAGED_LANGS = ["de", "en", "fr", "he", "ru"]
 
 
 def cli(*args: str):
@@ -57,9 +59,55 @@ def released(lang: str, construction: str) -> list[tuple[bool, str]]:
     return [(label == "True", sentence) for label, sentence in lines]
 
 
+def evalset_of(folder: Path, lang: str, construction: str) -> list[tuple[bool, str]]:
+    """Each minimal set's grammatical sentence, then its ungrammatical ones, in row order."""
+    pairs = rows(folder, lang, construction)
+    lines = []
+    for item, group in groupby(pairs, key=lambda r: r["item"]):
+        group = list(group)
+        assert len({r["sentence_good"] for r in group}) == 1
+        lines.append((True, group[0]["sentence_good"]))
+        for k, r in enumerate(group):
+            assert r["pair_id"] == f"{lang}/{construction}/{item}-{k}"
+            assert (r["lang"], r["construction"]) == (lang, construction)
+            lines.append((False, r["sentence_bad"]))
+    assert [r["item"] for r in pairs] == sorted(r["item"] for r in pairs)
+    return lines
+
+
+@dataclass(frozen=True)
+class Built:
+    """A clams dataset and the grammars it was built from."""
+
+    folder: Path
+    grammar_dir: Path
+    options: tuple[str, ...]  # the build's grammar options
+    langs: list[str]
+    french: Path  # the French grammars alone
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
+    """From the released CLAMS grammars."""
     return build(tmp_path_factory.mktemp("clams"), "--grammar-dir", str(CLAMS))
+
+
+@pytest.fixture(scope="module")
+def packaged(tmp_path_factory):
+    """From the grammars in the package, the default."""
+    return build(tmp_path_factory.mktemp("packaged"))
+
+
+@pytest.fixture(
+    scope="module", params=[pytest.param("released", marks=needs_clams_reference), "packaged"]
+)
+def built(request) -> Built:
+    if request.param == "released":
+        folder = request.getfixturevalue("dataset")
+        options = ("--grammar-dir", str(CLAMS))
+        return Built(folder, CLAMS, options, LANGS, CLAMS / "fr_replication")
+    folder = request.getfixturevalue("packaged")
+    return Built(folder, PACKAGED, (), PACKAGED_LANGS, PACKAGED / "fr")
 
 
 @pytest.fixture
@@ -73,11 +121,13 @@ def no_hub(monkeypatch):
 
 
 def fr_copy(tmp_path: Path, name: str = "fr") -> Path:
+    """The packaged French grammars, copied: a folder of grammars without a licence file."""
     folder = tmp_path / "grammars" / name
-    shutil.copytree(CLAMS / "fr_replication", folder)
+    shutil.copytree(PACKAGED / "fr", folder)
     return folder
 
 
+@needs_clams_reference
 def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path):
     assert get_dataset_config_names(str(dataset)) == LANGS
     ds = load_dataset(str(dataset), "fr", cache_dir=str(tmp_path))
@@ -99,43 +149,64 @@ def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path)
     assert row["varied_attributes"] == ["p", "s"]
 
 
+def test_packaged_languages_load_with_one_split_per_construction(packaged, tmp_path):
+    assert get_dataset_config_names(str(packaged)) == PACKAGED_LANGS
+    manifest = json.loads((packaged / "build.json").read_text())
+    for lang in PACKAGED_LANGS:
+        ds = load_dataset(str(packaged), lang, cache_dir=str(tmp_path))
+        assert list(ds) == CONSTRUCTIONS
+        assert ds["simple_agrmt"].info.version.version_str == "1.0.0"
+        assert {split: len(d) for split, d in ds.items()} == manifest["configs"][lang]["splits"]
+    row = ds["prep_anim"][0]  # Russian
+    assert row["pair_id"] == "ru/prep_anim/0-0" and row["item"] == row["template"] - 1 == 0
+    good, bad = row["sentence_good"].split(" "), row["sentence_bad"].split(" ")
+    assert [good[i] for i in row["good_positions"]] == row["good_form"].split(" ")
+    assert [bad[i] for i in row["bad_positions"]] == row["bad_form"].split(" ")
+    assert (row["preterminal"], row["good_attributes"], row["bad_attributes"]) == (
+        "VP",
+        ["3", "s"],
+        ["3", "p"],
+    )
+    assert row["varied_attributes"] == ["s", "p"]
+
+
+@needs_clams_reference
 @pytest.mark.parametrize("lang", LANGS)
 def test_pairs_give_back_the_released_evalsets(dataset, lang):
     """Each minimal set's grammatical sentence, then its ungrammatical ones, in row order,
     is the released evalset line for line, labels included."""
     for construction in CONSTRUCTIONS:
-        pairs = rows(dataset, lang, construction)
-        lines = []
-        for item, group in groupby(pairs, key=lambda r: r["item"]):
-            group = list(group)
-            assert len({r["sentence_good"] for r in group}) == 1
-            lines.append((True, group[0]["sentence_good"]))
-            for k, r in enumerate(group):
-                assert r["pair_id"] == f"{lang}/{construction}/{item}-{k}"
-                assert (r["lang"], r["construction"]) == (lang, construction)
-                lines.append((False, r["sentence_bad"]))
+        lines = evalset_of(dataset, lang, construction)
         assert lines == released(lang, construction), f"{lang} {construction}"
-        assert [r["item"] for r in pairs] == sorted(r["item"] for r in pairs)
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_positions_pick_out_the_forms_in_both_sentences(dataset, lang):
+@pytest.mark.parametrize("lang", PACKAGED_LANGS)
+def test_pairs_give_back_the_packaged_grammars_evalsets(packaged, lang):
+    generated = generate_folder(PACKAGED / lang)
     for construction in CONSTRUCTIONS:
-        for r in rows(dataset, lang, construction):
-            good, bad = r["sentence_good"].split(" "), r["sentence_bad"].split(" ")
-            gp, bp = r["good_positions"], r["bad_positions"]
-            assert gp == list(range(gp[0], gp[-1] + 1)) and gp[0] == bp[0]
-            assert bp == list(range(bp[0], bp[-1] + 1))
-            assert " ".join(good[i] for i in gp) == r["good_form"]
-            assert " ".join(bad[i] for i in bp) == r["bad_form"]
-            assert good[: gp[0]] == bad[: bp[0]]
-            assert good[gp[-1] + 1 :] == bad[bp[-1] + 1 :]
-            assert r["good_form"] != r["bad_form"]
-            assert set(r["varied_attributes"]) == set(r["good_attributes"]) ^ set(
-                r["bad_attributes"]
-            )
+        lines = evalset_of(packaged, lang, construction)
+        assert lines == evalset_lines(generated[construction]), f"{lang} {construction}"
 
 
+def test_positions_pick_out_the_forms_in_both_sentences(built):
+    for lang in built.langs:
+        for construction in CONSTRUCTIONS:
+            for r in rows(built.folder, lang, construction):
+                good, bad = r["sentence_good"].split(" "), r["sentence_bad"].split(" ")
+                gp, bp = r["good_positions"], r["bad_positions"]
+                assert gp == list(range(gp[0], gp[-1] + 1)) and gp[0] == bp[0]
+                assert bp == list(range(bp[0], bp[-1] + 1))
+                assert " ".join(good[i] for i in gp) == r["good_form"]
+                assert " ".join(bad[i] for i in bp) == r["bad_form"]
+                assert good[: gp[0]] == bad[: bp[0]]
+                assert good[gp[-1] + 1 :] == bad[bp[-1] + 1 :]
+                assert r["good_form"] != r["bad_form"]
+                assert set(r["varied_attributes"]) == set(r["good_attributes"]) ^ set(
+                    r["bad_attributes"]
+                )
+
+
+@needs_clams_reference
 def test_manifest_and_card(dataset):
     manifest = json.loads((dataset / "build.json").read_text())
     card = (dataset / "README.md").read_text()
@@ -164,36 +235,71 @@ def test_manifest_and_card(dataset):
     assert "| total | 47820 | 49360 |" in card
 
 
-def test_two_builds_are_byte_identical(dataset, tmp_path):
+def test_packaged_manifest_and_card(packaged):
+    manifest = json.loads((packaged / "build.json").read_text())
+    card = (packaged / "README.md").read_text()
+    assert manifest["dataset"] == "clams" and manifest["version"] == "1.0.0"
+    assert manifest["content_sha256"] in card and manifest["signature"] in card
+    assert manifest["parameters"]["grammar_dir"] == "lexicons/clams"
+    assert "license: apache-2.0" in card and "Mueller" in card
+    assert [s["lang"] for s in manifest["sources"]] == PACKAGED_LANGS
+    for source in manifest["sources"]:
+        lang = source["lang"]
+        assert (source["origin"], source["license"], source["folder"]) == (
+            "perturbed-ud",
+            "Apache-2.0",
+            f"lexicons/clams/{lang}",
+        )
+        assert [f["name"] for f in source["files"]] == ["common.avg"] + [
+            f"{c}.avg" for c in CONSTRUCTIONS
+        ]
+        for f in source["files"]:
+            data = (PACKAGED / lang / f["name"]).read_bytes()
+            assert f["sha256"] == hashlib.sha256(data).hexdigest()
+    totals = []
+    for lang in PACKAGED_LANGS:
+        config = manifest["configs"][lang]
+        assert config["drops"] == {} and config["empty_splits"] == []
+        assert "form_check" not in config, "no UD root was given"
+        generated = generate_folder(PACKAGED / lang)
+        for construction, n in config["splits"].items():
+            assert n == len(rows(packaged, lang, construction))
+            assert config["minimal_sets"][construction] == len(generated[construction])
+        totals.append(sum(config["splits"].values()))
+    assert "| total | " + " | ".join(map(str, totals)) + " |" in card
+
+
+def test_two_builds_are_byte_identical(built, tmp_path):
     cmd = [sys.executable, "-m", "perturbed_ud.cli", "build", "clams"]
-    cmd += ["--grammar-dir", str(CLAMS), "--out", str(tmp_path)]
+    cmd += [*built.options, "--out", str(tmp_path)]
     env = dict(os.environ, PYTHONHASHSEED="4321")
     subprocess.run(cmd, check=True, env=env, capture_output=True)
-    assert digests(tmp_path / "clams") == digests(dataset)
+    assert digests(tmp_path / "clams") == digests(built.folder)
 
 
-def test_one_language_folder_and_language_selection(dataset, tmp_path):
-    result = cli("build", "clams", "--grammar-dir", str(CLAMS / "fr_replication"),
+def test_one_language_folder_and_language_selection(built, tmp_path):
+    result = cli("build", "clams", "--grammar-dir", str(built.french),
                  "--out", str(tmp_path / "a"))  # fmt: skip
     assert result.exit_code == 1
     assert result.stderr.startswith("error: ") and "--lang" in result.stderr
-    alone = build(tmp_path / "b", "--grammar-dir", str(CLAMS / "fr_replication"), "--lang", "fr")
+    alone = build(tmp_path / "b", "--grammar-dir", str(built.french), "--lang", "fr")
     assert get_dataset_config_names(str(alone)) == ["fr"]
-    picked = build(tmp_path / "c", "--grammar-dir", str(CLAMS), "--langs", "fr")
+    picked = build(tmp_path / "c", "--grammar-dir", str(built.grammar_dir), "--langs", "fr")
     assert get_dataset_config_names(str(picked)) == ["fr"]
     for folder in (alone, picked):
         ours = {k: v for k, v in digests(folder).items() if k.endswith(".parquet")}
-        both = digests(dataset)
+        both = digests(built.folder)
         assert ours and all(both[k] == v for k, v in ours.items())
 
 
-def test_missing_language_and_existing_folder_are_errors(dataset, tmp_path):
-    result = cli("build", "clams", "--grammar-dir", str(CLAMS), "--langs", "fr,xx",
+def test_missing_language_and_existing_folder_are_errors(built, tmp_path):
+    result = cli("build", "clams", *built.options, "--langs", "fr,xx",
                  "--out", str(tmp_path))  # fmt: skip
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: no grammars for xx (found: de, fr)")
+    found = ", ".join(built.langs)
+    assert result.stderr.startswith(f"error: no grammars for xx (found: {found})")
     assert not (tmp_path / "clams").exists()
-    result = cli("build", "clams", "--grammar-dir", str(CLAMS), "--out", str(dataset.parent))
+    result = cli("build", "clams", *built.options, "--out", str(built.folder.parent))
     assert result.exit_code == 1
     assert "exists; pass --overwrite" in result.stderr
     assert "Traceback" not in result.output
@@ -203,7 +309,7 @@ def test_missing_language_and_existing_folder_are_errors(dataset, tmp_path):
     ("line", "message"),
     [
         ("VP[3,s est vieux", "a rule starts with Name[attributes]"),
-        ("S[] Det[3,p] N_9[3,p] VP[3,p]", "undefined preterminal N_9[3,p]"),
+        ("S[] N_9[3,p] VP[3,p]", "undefined preterminal N_9[3,p]"),
         ("VP[3,s] nage", "forms but"),  # found while generating, after the build started
     ],
 )
@@ -218,9 +324,10 @@ def test_broken_grammar_exits_1_with_file_and_line_and_writes_nothing(tmp_path, 
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("error: "), result.output
     assert message in result.stderr
-    if message == "forms but":  # located at the first definition of the other form
+    if message == "forms but":  # located at the form the first template's VP[3,s] varies to
         lines = text.splitlines()
-        number = 1 + lines.index(next(x for x in lines if x.startswith("VP[3,s]")))
+        assert next(x for x in lines if x.startswith("S[]")).endswith(" VP[3,s]")
+        number = 1 + lines.index(next(x for x in lines if x.startswith("VP[3,p]")))
     located = f"{path}:{number}:"
     assert located in result.stderr, result.stderr
     assert "Traceback" not in result.output
@@ -263,14 +370,14 @@ def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
     assert result.exit_code == 1 and "--grammar-dir" in result.stderr
 
 
-def test_push_dry_run(dataset, no_hub):
-    result = cli("push", str(dataset), "--repo-id", "someone/clams", "--version", "1.0.0",
+def test_push_dry_run(built, no_hub):
+    result = cli("push", str(built.folder), "--repo-id", "someone/clams", "--version", "1.0.0",
                  "--dry-run")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "tag: v1.0.0" in result.stdout
     assert "licences: every source licence allows publishing" in result.stdout
     assert "  build.json  " in result.stdout and "  README.md  " in result.stdout
-    for lang in LANGS:
+    for lang in built.langs:
         for construction in CONSTRUCTIONS:
             assert f"  {lang}/{construction}-00000-of-00001.parquet  " in result.stdout
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import REFERENCE, UD_ROOT, needs_shared
+from conftest import REFERENCE, UD_ROOT, needs_reference
 from scipy.stats import wilcoxon
 
 from perturbed_ud.cli import main
@@ -17,8 +17,6 @@ from perturbed_ud.evaluate.batching import Batcher
 from perturbed_ud.evaluate.models import load_causal_lm, load_masked_lm
 from perturbed_ud.evaluate.sentence_scores import causal_log_likelihoods, pseudo_log_likelihoods
 from perturbed_ud.evaluate.stats import effects_table
-
-pytestmark = needs_shared
 
 RELEASED = REFERENCE / "wordprediction/bert-base-multilingual-cased"
 
@@ -29,6 +27,7 @@ def invoke(*args):
     return result
 
 
+@needs_reference
 def test_summarize_reproduces_the_released_summaries_and_their_effects(tmp_path):
     invoke("summarize", RELEASED / "results_items_seed123.jsonl.gz", "--out", tmp_path,
            "--bootstrap", "50")  # fmt: skip

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REFERENCE, needs_shared
+from conftest import REFERENCE, needs_reference
 
 from perturbed_ud.evaluate.report import summarize
 from perturbed_ud.evaluate.schema import (
@@ -78,7 +78,7 @@ def make_items(n_sentences=30, *, seeds=(1,), missing=(), model="m", lang="en_ew
 # --- the released summaries and paper numbers ---------------------------------------------
 
 
-@needs_shared
+@needs_reference
 @pytest.mark.parametrize("kind", ["balanced", "unbalanced"])
 def test_released_summary_reproduced_byte_for_byte(released_items, kind, tmp_path):
     balanced, unbalanced = summarize_items(released_items, run_seed=123)
@@ -89,7 +89,7 @@ def test_released_summary_reproduced_byte_for_byte(released_items, kind, tmp_pat
     assert written[1].read_text().startswith("| model_name | lang | condition |")
 
 
-@needs_shared
+@needs_reference
 def test_effects_from_paper_accuracies_equal_paper_effects(expected):
     """S and I from the paper's balanced top-1 table equal its published S and I."""
     rows = [
@@ -105,7 +105,7 @@ def test_effects_from_paper_accuracies_equal_paper_effects(expected):
             assert getattr(row, name) == pytest.approx(value, abs=1e-12), (row.lang, name)
 
 
-@needs_shared
+@needs_reference
 def test_effects_from_released_items_equal_paper_effects_for_english(released_items, expected):
     """The paper's mBERT table is the 300-sentence run, whose English items are the first 290
     rows per condition of the 400-sentence seed-123 file. The balanced seed-123 summary itself
@@ -223,7 +223,7 @@ def test_top5_follows_the_released_rule():
 # --- paired bootstrap ------------------------------------------------------------------------
 
 
-@needs_shared
+@needs_reference
 def test_paired_bootstrap_is_deterministic_and_covers_its_estimate(released_items):
     subset = released_items[released_items["lang"].isin(["en_ewt", "de_gsd"])]
     balanced_items = balance_items(subset, "head")
@@ -303,7 +303,7 @@ def test_read_items_keeps_rows_and_strings(tmp_path, suffix):
         summarize_items(items.assign(condition="full"))
 
 
-@needs_shared
+@needs_reference
 def test_report_writes_every_table_and_figure(tmp_path):
     written = summarize(ITEMS, tmp_path, bootstrap=20, run_seed=123)
     expected_files = {

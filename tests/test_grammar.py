@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, needs_shared
+from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, needs_clams_reference
 
+import perturbed_ud
 from perturbed_ud.cli import main
 from perturbed_ud.grammar import (
     GrammarError,
@@ -22,7 +23,7 @@ from perturbed_ud.grammar import (
 )
 
 CLAMS = CLAMS_REFERENCE
-needs_clams = pytest.mark.skipif(not CLAMS.is_dir(), reason="../shared/reference/clams missing")
+PACKAGED = Path(perturbed_ud.__file__).parent / "lexicons" / "clams"
 
 TOY_RULES = """S[] je V[1,s]
 V[1,s] pense
@@ -56,8 +57,7 @@ def error_of(path: Path, common: Path | None = None) -> GrammarError:
 # The released evalsets
 
 
-@needs_shared
-@needs_clams
+@needs_clams_reference
 @pytest.mark.parametrize("lang", ["de", "fr"])
 @pytest.mark.parametrize("construction", CONSTRUCTIONS)
 def test_released_grammars_give_released_evalsets(lang, construction):
@@ -66,8 +66,7 @@ def test_released_grammars_give_released_evalsets(lang, construction):
     assert text.encode("utf-8") == expected
 
 
-@needs_shared
-@needs_clams
+@needs_clams_reference
 @pytest.mark.parametrize("lang", ["de", "fr"])
 def test_pairs_locate_the_varied_words(lang):
     for construction, sets in released_sets(lang).items():
@@ -85,8 +84,7 @@ def test_pairs_locate_the_varied_words(lang):
                 assert sorted(pair.varied_attributes) == ["p", "s"]
 
 
-@needs_shared
-@needs_clams
+@needs_clams_reference
 def test_pair_fields_of_a_released_item():
     pair = released_sets("de")["obj_rel_within_anim"][0].pairs[0]
     assert pair.good == "die Schriftsteller , die die Wächter mögen , schwimmen"
@@ -97,8 +95,7 @@ def test_pair_fields_of_a_released_item():
     assert pair.template == 1 and pair.varied_attributes == ("p", "s")
 
 
-@needs_shared
-@needs_clams
+@needs_clams_reference
 def test_cli_writes_the_released_bytes(tmp_path):
     for lang in ("de", "fr"):
         out = tmp_path / lang
@@ -111,8 +108,20 @@ def test_cli_writes_the_released_bytes(tmp_path):
             assert path.read_bytes() == (CLAMS / f"{lang}_evalset" / path.name).read_bytes()
 
 
-@needs_shared
-@needs_clams
+def test_cli_writes_the_packaged_grammars_evalsets(tmp_path):
+    folder = PACKAGED / "fr"
+    result = CliRunner().invoke(main, ["clams-generate", str(folder), str(tmp_path / "fr")])
+    assert result.exit_code == 0, result.output
+    written = sorted((tmp_path / "fr").iterdir())
+    assert [p.name for p in written] == [f"{c}.txt" for c in CONSTRUCTIONS]
+    generated = generate_folder(folder)
+    for path in written:
+        expected = format_evalset(evalset_lines(generated[path.stem]))
+        assert path.read_bytes() == expected.encode("utf-8")
+        assert path.read_bytes().startswith(b"True\t")
+
+
+@needs_clams_reference
 def test_line_endings_do_not_matter(tmp_path):
     source = CLAMS / "de_replication" / "simple_agrmt.avg"
     assert b"\r\n" in source.read_bytes()

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT, needs_shared
+from conftest import NC_TREEBANK, UD_ROOT, non_commercial_ud_root
 from huggingface_hub.errors import OfflineModeIsEnabled
 
 import perturbed_ud.data.push as push_module
@@ -18,30 +18,32 @@ from perturbed_ud.data.push import PushError, push_folder
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
-pytestmark = needs_shared
-
 REPO_ID = "someone/perturbed-ud"
 
 
-def _build(tmp_path_factory, langs: list[str]):
-    out = tmp_path_factory.mktemp("-".join(langs))
+def _build(tmp_path_factory, non_commercial: bool):
+    out = tmp_path_factory.mktemp("nc" if non_commercial else "en")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HF_HUB_OFFLINE", "1")
         mp.setenv("PERTURBED_UD_CACHE", str(out / "cache"))
-        sources = resolve(langs, split="test", ud_root=str(UD_ROOT))
+        sources = resolve(["en"], split="test", ud_root=str(UD_ROOT))
+        if non_commercial:
+            root = non_commercial_ud_root(out / "ud")
+            overrides = {"tr": NC_TREEBANK}
+            sources += resolve(["tr"], split="test", ud_root=str(root), overrides=overrides)
         return build_perturbed_ud(sources, out / "build", seeds=[1], selection=Selection(limit=20))
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     """English only: every licence publishable."""
-    return _build(tmp_path_factory, ["en"])
+    return _build(tmp_path_factory, non_commercial=False)
 
 
 @pytest.fixture(scope="module")
 def folder_nc(tmp_path_factory):
-    """English plus Turkish IMST, which is CC BY-NC-SA."""
-    return _build(tmp_path_factory, ["en", "tr"])
+    """English plus a Turkish treebank under CC BY-NC-SA."""
+    return _build(tmp_path_factory, non_commercial=True)
 
 
 def _files(folder) -> dict[str, int]:
@@ -181,7 +183,7 @@ def test_non_commercial_licence_is_refused(folder_nc, no_hub, no_token):
         with pytest.raises(PushError) as info:
             push_folder(folder_nc, REPO_ID, "1.0.0", dry_run=dry_run, echo=lambda _: None)
         message = str(info.value)
-        assert "UD_Turkish-IMST" in message
+        assert NC_TREEBANK in message
         assert "forbids commercial use" in message
         assert "--allow-licence-risk" in message
         assert "UD_English-EWT" not in message
@@ -196,7 +198,7 @@ def test_non_commercial_licence_is_accepted_with_the_flag(folder_nc, fake_hub):
     assert fake_hub.names()[-2:] == ["upload_folder", "create_tag"]
     out = "\n".join(lines)
     assert "overridden by --allow-licence-risk" in out
-    assert "UD_Turkish-IMST" in out
+    assert NC_TREEBANK in out
 
 
 def test_dry_run_reports_an_overridden_licence(folder_nc, no_hub, no_token):
@@ -206,7 +208,7 @@ def test_dry_run_reports_an_overridden_licence(folder_nc, no_hub, no_token):
     )
     out = "\n".join(lines)
     assert "1 problem(s), overridden by --allow-licence-risk" in out
-    assert "UD_Turkish-IMST: licence 'CC BY-NC-SA 4.0' forbids commercial use" in out
+    assert f"{NC_TREEBANK}: licence 'CC BY-NC-SA 4.0' forbids commercial use" in out
 
 
 def test_version_must_match_the_build(folder, no_hub):
@@ -244,7 +246,7 @@ def test_cli_refuses_non_commercial_licence(folder_nc, no_hub, no_token):
     )
     assert result.exit_code == 1
     assert result.stderr.startswith("error: refusing to publish")
-    assert "UD_Turkish-IMST" in result.stderr
+    assert NC_TREEBANK in result.stderr
     assert "--allow-licence-risk" in result.stderr
     assert "Traceback" not in result.output
 
