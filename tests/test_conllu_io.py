@@ -2,47 +2,64 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import lzma
 import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT, needs_shared
+from conftest import UD_ROOT
 
+import perturbed_ud
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.cli import main
 from perturbed_ud.ud.conllu_io import CoNLLUError, read_conllu, write_conllu
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import from_files
 
-UD_FILES = sorted(UD_ROOT.glob("UD_*/*.conllu")) if UD_ROOT.is_dir() else []
+# The UD excerpts of the test data and the whole PUD treebanks shipped with the package, each
+# folder with a sample.json that counts its files from the lines alone (scripts/make_ud_samples.py).
+PUD_ROOT = Path(perturbed_ud.__file__).parent / "ud" / "pud"
+SAMPLE_ROOTS = [UD_ROOT, PUD_ROOT]
+
+
+def sample_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.glob("UD_*/*") if ".conllu" in p.suffixes)
+
+
+def sample_records(root: Path) -> dict[Path, dict]:
+    """UD folder/file -> its record in ``root/sample.json``."""
+    manifest = json.loads((root / "sample.json").read_text(encoding="utf-8"))
+    return {
+        Path(name) / entry["file"]: entry for name, entries in manifest.items() for entry in entries
+    }
+
+
+SAMPLE_FILES = [
+    pytest.param(root, path, id=str(path.relative_to(root.parent)))
+    for root in SAMPLE_ROOTS
+    for path in sample_files(root)
+]
 
 WORD_LINE = re.compile(r"^[1-9][0-9]*\t")
 MWT_LINE = re.compile(r"^[1-9][0-9]*-[1-9][0-9]*\t")
 EMPTY_LINE = re.compile(r"^[0-9]+\.[1-9][0-9]*\t")
 
 
+def file_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when it is stored as .gz or .xz."""
+    opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
+    with opener(path, "rb") as f:
+        return f.read()
+
+
 def token_lines(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
+    text = file_bytes(path).decode("utf-8")
     return [line for line in text.split("\n") if line.strip() and not line.startswith("#")]
-
-
-def readme_counts() -> dict[str, tuple[int, int, int, int]]:
-    """File name -> (sentences, words, MWT ranges, empty nodes), from UD_ROOT/README.md."""
-    counts = {}
-    for row in (UD_ROOT / "README.md").read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) != 11 or not cells[0].startswith("UD_"):
-            continue
-        names = [n.strip() for n in cells[2].split("/")]
-        columns = [
-            [int(v.strip().replace(",", "")) for v in cells[i].split("/")] for i in (3, 4, 7, 8)
-        ]
-        for k, name in enumerate(names):
-            counts[name] = tuple(col[k] for col in columns)
-    return counts
 
 
 def tok(wid, form, head, deprel="dep", upos="NOUN", lemma=None, feats="_", deps="_", misc="_"):
@@ -60,14 +77,19 @@ def write_lines(path: Path, lines: list[str]) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------
-# Round trip on every real treebank file
+# Round trip on every file of the UD sample and of the packaged PUD treebanks
 
 
-@needs_shared
-@pytest.mark.parametrize("path", UD_FILES, ids=[p.name for p in UD_FILES])
-def test_round_trip_keeps_every_token_line(path: Path, tmp_path: Path):
+@pytest.mark.parametrize("root", SAMPLE_ROOTS, ids=["tests-data-ud", "package-pud"])
+def test_sample_json_records_exactly_the_files_there(root: Path):
+    assert sample_files(root)
+    assert set(sample_records(root)) == {p.relative_to(root) for p in sample_files(root)}
+
+
+@pytest.mark.parametrize(("root", "path"), SAMPLE_FILES)
+def test_round_trip_keeps_every_token_line(root: Path, path: Path, tmp_path: Path):
     sentences = list(read_conllu(path))
-    out = tmp_path / path.name
+    out = tmp_path / "written.conllu"
     write_conllu(sentences, out)
 
     original, written = token_lines(path), token_lines(out)
@@ -84,12 +106,18 @@ def test_round_trip_keeps_every_token_line(path: Path, tmp_path: Path):
     assert sum(len(s.multiword_tokens) for s in sentences) == n_mwt
     assert sum(s.n_empty_nodes for s in sentences) == n_empty
 
-    text = path.read_text(encoding="utf-8")
-    sent_ids = re.findall(r"^# sent_id = (.*)$", text, re.M)
+    data = file_bytes(path)
+    sent_ids = re.findall(r"^# sent_id = (.*)$", data.decode("utf-8"), re.M)
     assert [s.sent_id for s in sentences] == sent_ids
 
-    expected = readme_counts()[path.name]
-    assert (len(sentences), n_words, n_mwt, n_empty) == expected
+    record = sample_records(root)[path.relative_to(root)]
+    counts = ("sentences", "words", "multiword_tokens", "empty_nodes")
+    assert (len(sentences), n_words, n_mwt, n_empty) == tuple(record[k] for k in counts)
+    if root == PUD_ROOT:  # the whole treebank, byte for byte as released
+        assert len(sentences) == record["sentences_in_release"]
+        assert hashlib.sha256(data).hexdigest() == record["release_sha256"]
+    else:
+        assert len(sentences) <= record["sentences_in_release"]
 
 
 def test_word_columns_skip_ranges_and_empty_nodes(tmp_path: Path):

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import UD_ROOT, needs_shared
+from conftest import UD_ROOT
 from transformers import AutoModelForMaskedLM
 
 from perturbed_ud.evaluate.last_layer import states_at
 from perturbed_ud.evaluate.models import LanguageModel, load_causal_lm, load_masked_lm
 from perturbed_ud.evaluate.models import padded_inputs as pad
 from perturbed_ud.ud.conllu_io import read_conllu
-
-pytestmark = needs_shared
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from dataclasses import asdict
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import UD_ROOT, needs_shared
+from conftest import UD_ROOT
 from datasets import load_dataset
 
 from perturbed_ud.builders.build import build_perturbed_ud
@@ -24,8 +24,6 @@ from perturbed_ud.evaluate.runner import RunError, evaluate_masked_word
 from perturbed_ud.evaluate.schema import ITEM_COLUMNS
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
-
-pytestmark = needs_shared
 
 
 @pytest.fixture(scope="module")
@@ -185,22 +183,33 @@ def test_two_launched_ranks_share_the_chunks_and_rank_0_merges(dataset, tiny_ber
     import os
     import subprocess
     import sys
+    import time
 
     args = [sys.executable, "-m", "perturbed_ud.cli", "evaluate", "masked-word"]
     args += ["--dataset", str(dataset), "--config", "de_head_seed1", "--model", str(tiny_bert)]
     single = tmp_path / "single"
     subprocess.run([*args, "--out", str(single)], check=True, capture_output=True)
     launched = tmp_path / "launched"
-    ranks = [
-        subprocess.Popen(
-            [*args, "--out", str(launched)],
-            env=dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank)),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        for rank in (0, 1)
-    ]
-    assert [p.wait(timeout=300) for p in ranks] == [0, 0]
+    logs = [tmp_path / f"rank{rank}.stderr" for rank in (0, 1)]
+    ranks = []
+    for rank, log in enumerate(logs):
+        with log.open("wb") as stderr:
+            ranks.append(subprocess.Popen(
+                [*args, "--out", str(launched)],
+                env=dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank)),
+                stdout=subprocess.DEVNULL, stderr=stderr,
+            ))  # fmt: skip
+    deadline = time.monotonic() + 300
+    while any(p.poll() is None for p in ranks) and time.monotonic() < deadline:
+        if any(p.poll() not in (None, 0) for p in ranks):
+            break  # rank 0 would wait for a failed rank's chunks forever
+        time.sleep(0.5)
+    for p in ranks:
+        if p.poll() is None:
+            p.kill()
+    codes = [p.wait() for p in ranks]
+    tails = [log.read_text(encoding="utf-8", errors="replace")[-2000:] for log in logs]
+    assert codes == [0, 0], "\n".join(f"rank {r} stderr:\n{t}" for r, t in enumerate(tails))
     merged = pd.read_parquet(launched / "items.parquet")
     assert merged.equals(pd.read_parquet(single / "items.parquet"))
     assert len(list((launched / "chunks").rglob("*.parquet"))) == 4

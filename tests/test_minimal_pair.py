@@ -8,7 +8,6 @@ from dataclasses import asdict
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import needs_shared
 
 from perturbed_ud.builders.clams import build_clams
 from perturbed_ud.evaluate.batching import Batcher
@@ -21,8 +20,6 @@ from perturbed_ud.evaluate.minimal_pair import (
 )
 from perturbed_ud.evaluate.models import load_causal_lm, load_masked_lm
 from perturbed_ud.evaluate.sentence_scores import causal_log_likelihoods
-
-pytestmark = needs_shared
 
 COMMON = """\
 VP[3,s] works | is tall | reads

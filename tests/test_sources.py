@@ -186,6 +186,7 @@ def test_compressed_files_read_like_plain_ones(tmp_path):
     shutil.copytree(plain.parent, folder)
     (folder / plain.name).unlink()
     (folder / f"{plain.name}.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    (folder / "fr_gsd-ud-dev.conllu").unlink()
     (folder / "fr_gsd-ud-dev.conllu.xz").write_bytes(lzma.compress(plain.read_bytes()))
     (test,) = resolve(["fr"], split="test", ud_root=str(tmp_path))
     (dev,) = resolve(["fr"], split="dev", ud_root=str(tmp_path))
@@ -196,6 +197,10 @@ def test_compressed_files_read_like_plain_ones(tmp_path):
     for treebank in (test, dev):
         assert [(s.sent_id, s.forms, s.heads) for s in all_sentences(treebank)] == expected
     assert len(list(all_sentences(both))) == 2 * len(expected)
+
+    shutil.copyfile(plain, folder / plain.name)
+    with pytest.raises(ValueError, match="fr_gsd-ud-test.conllu and fr_gsd-ud-test.conllu.gz"):
+        resolve(["fr"], split="test", ud_root=str(tmp_path))
 
     damaged = folder / "fr_gsd-ud-dev.conllu.xz"
     damaged.write_bytes(damaged.read_bytes()[:4000])

@@ -86,7 +86,15 @@ def _start(run: Path, header: dict) -> None:
                 "choose another --out"
             )
     run.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
+    _write_json(path, header)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Replace the file whole: ranks launched together read each other's ``run.json``, and
+    must never see it half written."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
@@ -215,8 +223,7 @@ def run_task(
 
 def finish(run: Path, header: dict, **results) -> None:
     """Complete ``run.json`` with what the run produced (counts, drops)."""
-    header = header | results
-    (run / "run.json").write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
+    _write_json(run / "run.json", header | results)
 
 
 def _released_items(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:

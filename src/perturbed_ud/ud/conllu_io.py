@@ -106,11 +106,19 @@ def conllu_stem(path: str | Path) -> str:
 
 
 def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
-    """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted."""
+    """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted.
+
+    A file present both plain and compressed is an error, not read twice.
+    """
     folder = Path(folder)
-    return sorted(
+    found = sorted(
         p for suffix in CONLLU_SUFFIXES for p in folder.glob(f"{code}-ud-{split}{suffix}")
     )
+    stems: dict[str, Path] = {}
+    for path in found:
+        if (other := stems.setdefault(conllu_stem(path), path)) != path:
+            raise ValueError(f"{folder} holds {other.name} and {path.name}: keep only one")
+    return found
 
 
 def content_sha256(path: str | Path) -> str:
