@@ -64,6 +64,19 @@ PUD_LANGUAGES = (
 )
 CLAMS_LANGS = ("en", "fr", "de", "he", "ru")
 
+# The PUD treebanks' READMEs have no citation section; this is the paper that introduced them.
+PUD_CITATION = """\
+@inproceedings{zeman-etal-2017-conll,
+  title = {{C}o{NLL} 2017 Shared Task: Multilingual Parsing from Raw Text to {U}niversal
+           {D}ependencies},
+  author = {Zeman, Daniel and Popel, Martin and Straka, Milan and Haji{\\v{c}}, Jan and
+            Nivre, Joakim and others},
+  booktitle = {Proceedings of the {C}o{NLL} 2017 Shared Task: Multilingual Parsing from Raw
+               Text to {U}niversal {D}ependencies},
+  pages = {1--19},
+  year = {2017},
+  url = {https://aclanthology.org/K17-3001}
+}"""
 WORD = re.compile(r"^[1-9][0-9]*\t")
 MWT = re.compile(r"^[1-9][0-9]*-[1-9][0-9]*\t")
 EMPTY = re.compile(r"^[0-9]+\.[1-9][0-9]*\t")
@@ -197,7 +210,8 @@ def write_pud_sample(ud_root: Path, out: Path) -> dict:
         compressed = lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
         (out / folder / f"{path.name}.xz").write_bytes(compressed)
         text = data.decode("utf-8")
-        manifest[folder] = [describe(f"{path.name}.xz", text, text, release[folder])]
+        entry = describe(f"{path.name}.xz", text, text, release[folder])
+        manifest[folder] = [entry | {"citation": PUD_CITATION}]
     return manifest
 
 

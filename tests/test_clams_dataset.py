@@ -106,8 +106,12 @@ def built(request) -> Built:
         folder = request.getfixturevalue("dataset")
         options = ("--grammar-dir", str(CLAMS))
         return Built(folder, CLAMS, options, LANGS, CLAMS / "fr_replication")
-    folder = request.getfixturevalue("packaged")
-    return Built(folder, PACKAGED, (), PACKAGED_LANGS, PACKAGED / "fr")
+    return request.getfixturevalue("packaged_built")
+
+
+@pytest.fixture(scope="module")
+def packaged_built(packaged) -> Built:
+    return Built(packaged, PACKAGED, (), PACKAGED_LANGS, PACKAGED / "fr")
 
 
 @pytest.fixture
@@ -292,7 +296,8 @@ def test_one_language_folder_and_language_selection(built, tmp_path):
         assert ours and all(both[k] == v for k, v in ours.items())
 
 
-def test_missing_language_and_existing_folder_are_errors(built, tmp_path):
+def test_missing_language_and_existing_folder_are_errors(packaged_built, tmp_path):
+    built = packaged_built
     result = cli("build", "clams", *built.options, "--langs", "fr,xx",
                  "--out", str(tmp_path))  # fmt: skip
     assert result.exit_code == 1
@@ -370,7 +375,8 @@ def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
     assert result.exit_code == 1 and "--grammar-dir" in result.stderr
 
 
-def test_push_dry_run(built, no_hub):
+def test_push_dry_run(packaged_built, no_hub):
+    built = packaged_built
     result = cli("push", str(built.folder), "--repo-id", "someone/clams", "--version", "1.0.0",
                  "--dry-run")  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -4,6 +4,8 @@ every grammatical sentence's verb agrees with its subject."""
 
 from __future__ import annotations
 
+import gzip
+import lzma
 import random
 from functools import cache
 from pathlib import Path
@@ -159,6 +161,15 @@ N[p] cats
 V[3,s] walks | is here | smiles | sings | leaves | walk
 V[3,p] walk | are here | smile | sing | leave | walks
 """
+
+
+def test_checks_read_compressed_treebanks(tmp_path):
+    for folder in UD_ROOT.glob("UD_German-*"):
+        (tmp_path / folder.name).mkdir()
+        for k, path in enumerate(sorted(folder.glob("*.conllu"))):
+            compress, suffix = (gzip.compress, ".gz") if k % 2 else (lzma.compress, ".xz")
+            (tmp_path / folder.name / (path.name + suffix)).write_bytes(compress(path.read_bytes()))
+    assert check_folder("de", GRAMMARS / "de", tmp_path) == list(checks("de"))
 
 
 def test_check_on_a_toy_treebank(tmp_path):

@@ -69,6 +69,19 @@ def test_build_evaluate_balance_from_the_command_line(tmp_path, tiny_bert):
     assert len(sizes) == 1 and sizes.pop() <= 25
 
 
+def test_the_default_build_from_the_packaged_sample_evaluates(tmp_path, tiny_xlmr):
+    invoke("build", "perturbed-ud", "--langs", "en,zh", "--seeds", "1", "--families", "part",
+           "--limit", "20", "--out", tmp_path)  # fmt: skip
+    run = tmp_path / "run"
+    invoke("evaluate", "masked-word", "--dataset", tmp_path / "perturbed-ud", "--model",
+           tiny_xlmr, "--out", run)  # fmt: skip
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["configs"] == ["en_part_seed1", "zh_part_seed1"]
+    items = pd.read_parquet(run / "items.parquet")
+    assert set(items["sent_id"].str.startswith("n")) == {True}, "PUD sentence ids"
+    assert len(items) == manifest["scored"] > 0
+
+
 def test_commands_fail_readably(tmp_path):
     args = ["evaluate", "masked-word", "--dataset", str(tmp_path), "--model", str(tmp_path)]
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "r")])

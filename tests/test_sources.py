@@ -120,6 +120,7 @@ def test_cli_builds_from_the_sample_without_network(tmp_path, monkeypatch):
     assert "en_pud@r2.18" in manifest["signature"]
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "| UD_Turkish-PUD | tr | r2.18 | CC BY-SA 3.0 | tr_pud-ud-test.conllu.xz |" in card
+    assert "**UD_Turkish-PUD**" in card and "@inproceedings{zeman-etal-2017-conll" in card
     ds = datasets.load_dataset(str(folder), "tr_full_seed1", cache_dir=str(tmp_path / "c"))
     assert ds["orig"][0]["treebank"] == "tr_pud" and ds["full"].num_rows > 30
 
@@ -178,6 +179,26 @@ def test_local_copies_record_the_release_their_readme_names(tmp_path):
     shutil.copy(UD_ROOT / "UD_Russian-GSD" / "ru_gsd-ud-test.conllu", bare)
     (unknown,) = resolve(["ru"], split="test", ud_root=str(bare.parent), overrides=overrides)
     assert (unknown.release, unknown.release_source) == ("unknown", "unknown")
+
+
+def test_cli_records_the_release_in_manifest_signature_and_card(tmp_path):
+    args = ["build", "perturbed-ud", "--ud-root", str(UD_ROOT), "--langs", "de", "--limit", "20"]
+    args += ["--seeds", "1", "--families", "full"]
+    for declared in (None, "r2.16"):
+        out = tmp_path / str(declared)
+        extra = ["--ud-release", declared] if declared else []
+        result = CliRunner().invoke(main, [*args, *extra, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        manifest = json.loads((out / "perturbed-ud" / "build.json").read_text(encoding="utf-8"))
+        (treebank,) = manifest["treebanks"]
+        card = (out / "perturbed-ud" / "README.md").read_text(encoding="utf-8")
+        if declared:
+            assert (treebank["release"], treebank["release_source"]) == ("r2.16", "declared")
+            assert "| UD_German-GSD | de | r2.16 | CC BY-SA 4.0 |" in card
+        else:
+            assert (treebank["release"], treebank["release_source"]) == ("r2.15", "changelog")
+            assert "| de | r2.15 or later (README changelog) |" in card
+        assert f"de_gsd@{treebank['release']}" in manifest["signature"]
 
 
 def test_compressed_files_read_like_plain_ones(tmp_path):

@@ -4,12 +4,15 @@ and every build is byte-identical."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import lzma
 import os
 import subprocess
 import sys
 from collections import Counter
+from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -48,6 +51,7 @@ from perturbed_ud.perturb.word_order import CONTENT_UPOS
 from perturbed_ud.rng import KeyedDraws
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
+from perturbed_ud.ud.sources import sample_root
 
 HAS_PYMORPHY = find_spec("pymorphy3") is not None
 LANGS = ["en", "fr", "de", "ar"] + (["ru"] if HAS_PYMORPHY else [])
@@ -282,6 +286,38 @@ def test_every_content_word_is_replaced_or_counted_by_reason(spud):
         assert config["splits"] == {"orig": LIMIT, "nonce": LIMIT}
     card = (spud / "README.md").read_text()
     assert "no_context_match" in card and "TTR orig → nonce" in card
+
+
+def test_default_build_reads_the_packaged_sample_and_exports_it_back(tmp_path):
+    result = cli("build", "spud", "--langs", "fr", "--limit", "30", "--seeds", "1",
+                 "--out", tmp_path)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "spud" / "build.json").read_text())
+    (treebank,) = manifest["treebanks"]
+    assert (treebank["name"], treebank["release_source"]) == ("UD_French-PUD", "sample")
+    assert manifest["configs"]["fr_seed1"]["splits"] == {"orig": 30, "nonce": 30}
+    exported = tmp_path / "orig.conllu"
+    result = cli("export-conllu", tmp_path / "spud", "--config", "fr_seed1", "--split", "orig",
+                 "--out", exported)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    source = sample_root() / "UD_French-PUD" / "fr_pud-ud-test.conllu.xz"
+    first_30 = lzma.decompress(source.read_bytes()).decode("utf-8").split("\n\n")[:30]
+    assert exported.read_text(encoding="utf-8") == "\n\n".join(first_30) + "\n\n"
+
+
+def test_lexicons_read_compressed_treebanks(tmp_path):
+    plain = UD_ROOT / "UD_German-PUD" / "de_pud-ud-test.conllu"
+    folder = tmp_path / "UD_German-PUD"
+    folder.mkdir()
+    (folder / f"{plain.name}.xz").write_bytes(lzma.compress(plain.read_bytes()))
+    gz = tmp_path / f"{plain.name}.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    cite = partial(citation_form, "de")
+    read = [read_lexicon(path, None, lemma_key("de"), cite) for path in (plain, folder, gz)]
+    entries = [dict(lexicon.entries) for lexicon in read]
+    assert entries[0] and entries[1] == entries[0] and entries[2] == entries[0]
+    sha = {f["sha256"] for lexicon in read for f in lexicon.files}
+    assert sha == {hashlib.sha256(plain.read_bytes()).hexdigest()}
 
 
 def test_user_lexicons_are_recorded(tmp_path):

@@ -212,6 +212,7 @@ def from_sample(lang: str, split: str, name: str | None = None) -> Treebank:
     if treebank.sha256[treebank.files[0].name] != entry["release_sha256"]:
         raise SourceError(f"{treebank.files[0]} is damaged: reinstall perturbed-ud")
     treebank.release, treebank.release_source = entry["release"], "sample"
+    treebank.citation = treebank.citation or entry["citation"]
     return treebank
 
 
