@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import CONLLU_SUFFIXES, content_sha256, open_decompressed, read_conllu
+from ..ud.conllu_io import conllu_files, content_sha256, open_decompressed, read_conllu
 from .word_order import CONTENT_UPOS
 
 FORMATS = ("ud", "udlexicons", "unimorph")
@@ -167,11 +167,7 @@ def read_lexicon(
     if not path.exists():
         raise ValueError(f"lexicon {path} does not exist")
     if fmt == "ud":
-        files = (
-            sorted(p for suffix in CONLLU_SUFFIXES for p in path.glob(f"*{suffix}"))
-            if path.is_dir()
-            else [path]
-        )
+        files = conllu_files(path) if path.is_dir() else [path]
         if not files:
             raise ValueError(f"{path} holds no .conllu file")
         return Lexicon.from_ud(files, lemma_key, citation_form, name=f"ud:{path.name}")

@@ -105,20 +105,22 @@ def conllu_stem(path: str | Path) -> str:
     return Path(name).stem
 
 
-def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
-    """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted.
-
-    A file present both plain and compressed is an error, not read twice.
+def conllu_files(folder: str | Path, pattern: str = "*") -> list[Path]:
+    """The CoNLL-U files of a folder whose name before ``.conllu`` matches `pattern`, plain or
+    compressed, sorted. A file present both plain and compressed is an error, not read twice.
     """
     folder = Path(folder)
-    found = sorted(
-        p for suffix in CONLLU_SUFFIXES for p in folder.glob(f"{code}-ud-{split}{suffix}")
-    )
+    found = sorted(p for suffix in CONLLU_SUFFIXES for p in folder.glob(f"{pattern}{suffix}"))
     stems: dict[str, Path] = {}
     for path in found:
         if (other := stems.setdefault(conllu_stem(path), path)) != path:
             raise ValueError(f"{folder} holds {other.name} and {path.name}: keep only one")
     return found
+
+
+def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
+    """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted."""
+    return conllu_files(folder, f"{code}-ud-{split}")
 
 
 def content_sha256(path: str | Path) -> str:
