@@ -120,7 +120,9 @@ def test_cli_builds_from_the_sample_without_network(tmp_path, monkeypatch):
     assert "en_pud@r2.18" in manifest["signature"]
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "| UD_Turkish-PUD | tr | r2.18 | CC BY-SA 3.0 | tr_pud-ud-test.conllu.xz |" in card
-    assert "**UD_Turkish-PUD**" in card and "@inproceedings{zeman-etal-2017-conll" in card
+    assert "**UD_English-PUD, UD_Turkish-PUD**" in card, "one shared citation, named once"
+    assert card.count("@inproceedings{zeman-etal-2017-conll") == 1
+    assert "Sentences: the first 40 sentences of each treebank." in card
     ds = datasets.load_dataset(str(folder), "tr_full_seed1", cache_dir=str(tmp_path / "c"))
     assert ds["orig"][0]["treebank"] == "tr_pud" and ds["full"].num_rows > 30
 
@@ -240,6 +242,8 @@ def test_resolve_errors_say_where_they_looked():
         resolve(["ru"], split="test", ud_root=str(UD_ROOT))  # default ru treebank is absent
     with pytest.raises(SourceError, match="--treebank xx=UD_Name"):
         resolve(["xx"], split="test", ud_root=str(UD_ROOT))
+    with pytest.raises(SourceError, match="UD root .*nowhere is not a folder"):
+        resolve(["en"], split="test", ud_root=str(UD_ROOT / "nowhere"))
     with pytest.raises(SourceError, match="unknown split"):
         resolve(["en"], split="validation", ud_root=str(UD_ROOT))
     with pytest.raises(SourceError, match=r"\*-ud-dev\.conllu"):

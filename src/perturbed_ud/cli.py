@@ -36,7 +36,9 @@ def ud_source_options(command):
         click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
         click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
         click.option("--download", is_flag=True,
-                     help=f"Fetch the default treebanks from UD's GitHub at {UD_RELEASE}."),
+                     help="Fetch the paper's treebanks (en EWT, de GSD, es AnCora, ru SynTagRus, "
+                     f"zh GSD, tr IMST, …) from UD's GitHub at {UD_RELEASE}. Default source: "
+                     "the PUD sample shipped with perturbed-ud."),
         click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
         click.option("--split", default="test", show_default=True, help="train, dev or test."),
         click.option("--limit", type=int, help="Only the first N sentences of each treebank."),

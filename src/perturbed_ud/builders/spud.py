@@ -23,8 +23,10 @@ from .. import __version__
 from ..data.card import (
     UD_CITATION,
     CardText,
+    build_parameters,
     markdown_table,
     rate,
+    treebank_citations,
     treebank_table,
     ud_signature,
     write_card,
@@ -351,16 +353,10 @@ def card_text(manifest: dict) -> CardText:
         reasons = ", ".join(f"{r} {n}" for r, n in config["not_replaced"].items()) or "none"
         rules = ", ".join(f"{r} {n}" for r, n in config["surface_rules"].items()) or "none"
         reason_rows.append([name, reasons, rules])
-    citations = "\n\n".join(
-        f"**{t['name']}**\n\n```\n{t['citation']}\n```"
-        for t in manifest["treebanks"]
-        if t["citation"]
-    )
-    params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
     header = ["config", "sentences", *CONTENT_ORDER, "all words", "TTR orig → nonce"]
     return CardText(
         loading_comment="splits orig and nonce, aligned by row",
-        parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
+        parameters=build_parameters(manifest),
         sources=f"""\
 {treebank_table(manifest)}
 
@@ -395,7 +391,7 @@ Universal Dependencies:
 {UD_CITATION}
 ```
 
-{citations}""",
+{treebank_citations(manifest)}""",
         tags=list(TAGS),
     )
 

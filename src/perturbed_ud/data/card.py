@@ -113,6 +113,31 @@ def treebank_table(manifest: dict) -> str:
     return markdown_table(["treebank", "lang", "UD release", "licence", "files"], rows)
 
 
+def treebank_citations(manifest: dict) -> str:
+    """Each treebank's citation once, under the names of every treebank that asks for it (the
+    PUD treebanks share one)."""
+    names: dict[str, list[str]] = {}
+    for t in manifest["treebanks"]:
+        if t["citation"]:
+            names.setdefault(t["citation"], []).append(t["name"])
+    return "\n\n".join(
+        f"**{', '.join(group)}**\n\n```\n{citation}\n```" for citation, group in names.items()
+    )
+
+
+def build_parameters(manifest: dict) -> str:
+    """The build's parameters and sentence selection, as a sentence."""
+    params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
+    selection = manifest["selection"]
+    chosen = {
+        "all": "every sentence",
+        "first": f"the first {selection.get('n')} sentences of each treebank",
+        "sample": f"{selection.get('n')} sentences of each treebank, drawn with sample seed "
+        f"{selection.get('sample_seed')}",
+    }[selection["mode"]]
+    return f"Build parameters: {params}. Sentences: {chosen}."
+
+
 def release(treebank: dict) -> str:
     """A treebank's UD release as a reader should take it: a changelog's is a lower bound."""
     if treebank.get("release_source") == "changelog":
@@ -149,16 +174,10 @@ def perturbed_ud_text(manifest: dict) -> CardText:
                 rate(config["position_change"]),
             ]
         )
-    citations = "\n\n".join(
-        f"**{t['name']}**\n\n```\n{t['citation']}\n```"
-        for t in manifest["treebanks"]
-        if t["citation"]
-    )
-    params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())
     stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
     return CardText(
         loading_comment="one split per condition",
-        parameters=f"Build parameters: {params}. Sentence selection: {manifest['selection']}.",
+        parameters=build_parameters(manifest),
         sources=f"""\
 {treebank_table(manifest)}
 
@@ -176,7 +195,7 @@ Universal Dependencies:
 {UD_CITATION}
 ```
 
-{citations}""",
+{treebank_citations(manifest)}""",
     )
 
 

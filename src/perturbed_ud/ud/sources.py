@@ -166,6 +166,8 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
 
 def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank:
     """``<root>/<UD_Name>/<code>-ud-<split>.conllu`` (or ``.conllu.gz``, ``.conllu.xz``)."""
+    if not Path(root).is_dir():
+        raise SourceError(f"UD root {root} is not a folder")
     folder = Path(root) / name
     if not folder.is_dir():
         raise SourceError(f"treebank folder {folder} not found (language {lang!r})")
