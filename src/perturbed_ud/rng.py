@@ -20,21 +20,9 @@ def stable_key(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(_encode(parts), digest_size=8).digest(), "big")
 
 
-def keyed_random(*parts: object) -> random.Random:
-    """A `random.Random` stream of its own for one (seed, treebank, sentence, purpose)."""
-    return random.Random(stable_key(*parts))
-
-
-def keyed_index(n: int, *parts: object) -> int:
-    """One keyed draw from range(n) (bias below 2**-40 for sentence-sized n)."""
-    if n <= 0:
-        raise ValueError("keyed_index needs n > 0")
-    return stable_key(*parts) % n
-
-
 class KeyedDraws:
     """Keyed draws that share a prefix, e.g. (seed, treebank, sent_id): the prefix is hashed
-    once. ``KeyedDraws(*a).index(n, *b)`` equals ``keyed_index(n, *a, *b)``."""
+    once. ``KeyedDraws(*a).key(*b)`` equals ``stable_key(*a, *b)``."""
 
     def __init__(self, *prefix: object):
         self._hasher = hashlib.blake2b(_encode(prefix) + b"\x1f", digest_size=8)

@@ -21,6 +21,7 @@ from datasets import Features, List, Value
 from .. import __version__
 from ..data.card import CardText, markdown_table, write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
@@ -137,10 +138,7 @@ class GrammarSource:
             "licence_file": self.licence_file,
             "copyright": self.copyright,
             "folder": folder,
-            "files": [
-                {"name": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
-                for p in self.files()
-            ],
+            "files": [{"name": p.name, "sha256": file_sha256(p)} for p in self.files()],
             "citation": CLAMS_CITATION,
         }
         return {k: v for k, v in entry.items() if v is not None}

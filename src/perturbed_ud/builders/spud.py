@@ -32,6 +32,7 @@ from ..data.card import (
     write_card,
 )
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..files import file_sha256
 from ..perturb.inflection import (
     FORMATS,
     Inflector,
@@ -44,7 +45,7 @@ from ..perturb.surface_rules import citation_form, lemma_key
 from ..rng import KeyedDraws
 from ..ud import columns
 from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import content_sha256, read_conllu, split_files
+from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import SourceError, Treebank, download
@@ -53,7 +54,6 @@ NAME = "spud"
 VERSION = "1.0.0"
 PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
 TAGS = ["universal-dependencies", "nonce", "syntax", "perturbation", "spud"]
-DEFAULT_LANGS = ("en", "fr", "de", "ru", "ar")
 DEFAULT_SEEDS = (1, 2, 3)
 POOL_SPLITS = ("test", "dev")
 SPLITS = ("orig", "nonce")
@@ -314,7 +314,7 @@ def _record(stats: SeedStats, cols: SentenceColumns, result) -> None:
 
 
 def _file(path: Path) -> dict:
-    return {"name": path.name, "sha256": content_sha256(path)}
+    return {"name": path.name, "sha256": file_sha256(path)}
 
 
 def _signature(parameters: dict, selection: Selection, split: str, treebanks, read) -> str:

@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
+from ..files import file_sha256
+
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
 # 25 KB) until the file is closed, so a split larger than this continues in a new shard and
 # memory stays flat however many sentences are built.
@@ -116,7 +118,7 @@ def content_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.parquet")):
         digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(bytes.fromhex(file_sha256(path)))
     return digest.hexdigest()
 
 

@@ -52,8 +52,6 @@ ITEM_COLUMNS = (
     "reconstructed_prediction",
     "top_k_predictions",
 )
-#: Present in our items, absent from the released ones.
-OPTIONAL_COLUMNS = ("sent_id", "seed")
 
 
 def condition_name(split: str) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data import card
 from ..lexicons import load_toml
 from .schema import check_items
 
@@ -166,9 +167,8 @@ def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
             return "" if math.isnan(value) else f"{value:.{digits}f}"
         return str(value)
 
-    lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(False)]
-    return "\n".join(lines) + "\n"
+    rows = [[cell(v) for v in row] for row in table.itertuples(False)]
+    return card.markdown_table(list(table.columns), rows) + "\n"
 
 
 def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:

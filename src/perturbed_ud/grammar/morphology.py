@@ -23,13 +23,13 @@ first word that differs from the forms it is varied against (*est* against *sont
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..ud.conllu_io import open_decompressed, split_files
+from ..perturb.inflection import russian_analyzer
+from ..ud.conllu_io import parse_feats, read_conllu, split_files
 from .evalset import read_grammar_folder
 from .parser import Grammar
 
@@ -116,21 +116,17 @@ def ud_files(lang: str, ud_root: str | Path) -> list[Path]:
 def _ud_index(files: tuple[Path, ...]) -> dict[str, Counter]:
     """normalised FORM -> Counter of (number, persons) over verbal words with a Number."""
     index: dict[str, Counter] = {}
-    for path in files:
-        with io.TextIOWrapper(open_decompressed(path), encoding="utf-8") as handle:
-            for line in handle:
-                if not line or line[0] in "#\n":
-                    continue
-                cols = line.rstrip("\n").split("\t")
-                if len(cols) < 6 or not cols[0].isdigit() or cols[3] not in VERBAL_UPOS:
-                    continue
-                feats = dict(f.split("=", 1) for f in cols[5].split("|") if "=" in f)
-                number = feats.get("Number")
-                if number is None or feats.get("Mood", "Ind") != "Ind":
-                    continue
-                persons = frozenset(feats.get("Person", "").split(",")) - {""}
-                key = normalise(cols[1])
-                index.setdefault(key, Counter())[(number, persons)] += 1
+    sentences = (s for path in files for s in read_conllu(path))
+    for s in sentences:
+        for form, upos, feats in zip(s.forms, s.upos, s.feats, strict=True):
+            if upos not in VERBAL_UPOS:
+                continue
+            feats = parse_feats(feats)
+            number = feats.get("Number")
+            if number is None or feats.get("Mood", "Ind") != "Ind":
+                continue
+            persons = frozenset(feats.get("Person", "").split(",")) - {""}
+            index.setdefault(normalise(form), Counter())[(number, persons)] += 1
     return index
 
 
@@ -149,16 +145,9 @@ def ud_verdict(word: str, number: str, person: str | None, files: tuple[Path, ..
     return _verdict(seen, NUMBERS[number])
 
 
-@cache
-def _pymorphy():
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer(lang="ru")
-
-
 def pymorphy_verdict(word: str, number: str, person: str | None) -> str:
     """What pymorphy3's Russian dictionary says about the finite verb `word`."""
-    morph = _pymorphy()
+    morph = russian_analyzer()
     if not morph.word_is_known(word.lower()):
         return UNKNOWN
     seen = set()
@@ -183,7 +172,7 @@ def _verdict(seen: set[str], expected: str) -> str:
 def pymorphy_available() -> bool:
     """Whether pymorphy3 and its Russian dictionary can be imported."""
     try:
-        _pymorphy()
+        russian_analyzer()
     except (ImportError, ValueError):  # ValueError: pymorphy3 without its Russian dictionary
         return False
     return True

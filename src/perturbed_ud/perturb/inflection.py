@@ -21,19 +21,16 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 
+from ..files import file_sha256, open_decompressed
 from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import conllu_files, content_sha256, open_decompressed, read_conllu
+from ..ud.conllu_io import conllu_files, parse_feats, read_conllu
+from .lemma import lemma_or_form
 from .word_order import CONTENT_UPOS
 
 FORMATS = ("ud", "udlexicons", "unimorph")
-
-
-def parse_feats(feats: str) -> dict[str, str]:
-    if feats in ("", "_"):
-        return {}
-    return dict(part.split("=", 1) for part in feats.split("|") if "=" in part)
 
 
 class Lexicon:
@@ -57,9 +54,6 @@ class Lexicon:
 
     def __len__(self) -> int:
         return sum(len(by_feats) for by_feats in self.entries.values())
-
-    def knows(self, upos: str, lemma: str) -> bool:
-        return (upos, lemma) in self.entries
 
     def forms(self, upos: str, lemma: str, feats: str) -> list[str]:
         by_feats = self.entries.get((upos, lemma))
@@ -92,7 +86,7 @@ class Lexicon:
         sentence starts, clitic spelling undone), ``lemma_key`` the lemma as pooled."""
         lexicon = cls(name, exact=True)
         for path in paths:
-            lexicon.files.append({"name": Path(path).name, "sha256": content_sha256(path)})
+            lexicon.files.append({"name": Path(path).name, "sha256": file_sha256(path)})
             for s in read_conllu(path):
                 cols = SentenceColumns.from_sentence(s)
                 for i, upos in enumerate(cols.upos):
@@ -100,7 +94,7 @@ class Lexicon:
                         continue
                     if "CorrectForm=" in cols.misc[i]:
                         continue
-                    lemma = cols.lemmas[i] if cols.lemmas[i] != "_" else cols.forms[i]
+                    lemma = lemma_or_form(cols.forms[i], cols.lemmas[i])
                     lexicon.add(upos, lemma_key(lemma), cols.feats[i], citation_form(cols, i))
         return lexicon
 
@@ -172,7 +166,7 @@ def read_lexicon(
             raise ValueError(f"{path} holds no .conllu file")
         return Lexicon.from_ud(files, lemma_key, citation_form, name=f"ud:{path.name}")
     lexicon = Lexicon(f"{fmt}:{path.name}", exact=False)
-    lexicon.files.append({"name": path.name, "sha256": content_sha256(path)})
+    lexicon.files.append({"name": path.name, "sha256": file_sha256(path)})
     with io.TextIOWrapper(open_decompressed(path), encoding="utf-8", newline="") as f:
         for number, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
             if not row or row[0].startswith("#"):
@@ -231,10 +225,12 @@ _RU_OPTIONAL = {"Animacy", "Degree", "Voice"}
 def _pymorphy_feats(tag, word: str) -> tuple[str, dict[str, str]]:
     upos, feats = _OC_POS.get(tag.POS, (None, {}))
     feats = dict(feats)
-    for grammeme in tag.grammemes:
+    for grammeme in sorted(tag.grammemes):  # a frozenset: its order follows PYTHONHASHSEED
         if grammeme in _OC_FEATS:
             key, value = _OC_FEATS[grammeme]
             feats[key] = value
+    if {"anim", "inan"} <= tag.grammemes:  # the inanimate accusative of an Inmx noun
+        feats["Animacy"] = "Inan"
     if upos == "ADJ" or (upos == "ADV" and "Degree" not in feats):
         feats.setdefault("Degree", "Sup" if "Supr" in tag.grammemes else "Pos")
     if upos == "VERB":
@@ -260,6 +256,14 @@ def _agrees(target: dict[str, str], candidate: dict[str, str]) -> bool:
     return True
 
 
+@cache
+def russian_analyzer():
+    """pymorphy3's Russian analyser, loaded once per process."""
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
 class RussianParadigms:
     """Forms of any lemma in pymorphy3's dictionary, matched on UD features."""
 
@@ -267,13 +271,12 @@ class RussianParadigms:
 
     def __init__(self):
         try:
-            import pymorphy3
+            self.morph = russian_analyzer()
         except ImportError:
             raise ValueError(
                 "Russian inflection needs pymorphy3: pip install pymorphy3 pymorphy3-dicts-ru "
                 "(or build with --no-pymorphy)"
             ) from None
-        self.morph = pymorphy3.MorphAnalyzer(lang="ru")
         self.files: list[dict] = []
         self._lexemes: dict[tuple[str, str], list[tuple[str, dict]]] = {}
 
@@ -286,9 +289,6 @@ class RussianParadigms:
             "pymorphy3-dicts-ru": version("pymorphy3-dicts-ru"),
         }
 
-    def knows(self, upos: str, lemma: str) -> bool:
-        return bool(self._lexeme(upos, lemma))
-
     def _lexeme(self, upos: str, lemma: str) -> list[tuple[str, dict]]:
         key = (upos, lemma)
         if key not in self._lexemes:
@@ -299,11 +299,14 @@ class RussianParadigms:
             for parse in self.morph.parse(lemma):
                 if parse.normal_form.replace("ё", "е") != normal or not parse.is_known:
                     continue
-                head = id(parse.lexeme[0].tag), parse.lexeme[0].word
-                if head in seen:
+                # Each paradigm once. Its first form does not name it: Inmx nouns have an
+                # animate and an inanimate paradigm that differ only in the accusative.
+                lexeme = parse.lexeme
+                paradigm = tuple((str(form.tag), form.word) for form in lexeme)
+                if paradigm in seen:
                     continue
-                seen.add(head)
-                for form in parse.lexeme:
+                seen.add(paradigm)
+                for form in lexeme:
                     if any(g.startswith("V-") for g in form.tag.grammemes):
                         continue  # spelling variants (-ою, -ею): the main form comes first
                     form_upos, feats = _pymorphy_feats(form.tag, form.word)
@@ -333,9 +336,6 @@ class Inflector:
 
     def __init__(self, sources: list):
         self.sources = sources
-
-    def knows(self, upos: str, lemma: str) -> bool:
-        return any(source.knows(upos, lemma) for source in self.sources)
 
     def inflect(
         self, upos: str, lemma: str, feats: str, accept: Callable[[str], bool] = lambda _: True

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ..rng import KeyedDraws
 from ..ud.columns import SentenceColumns
 from .inflection import Inflector
+from .lemma import lemma_or_form
 from .surface_rules import (
     APOSTROPHES,
     adjust,
@@ -83,7 +84,7 @@ def context_key(
 
 
 def lemma_of(cols: SentenceColumns, i: int) -> str:
-    return cols.lemmas[i] if cols.lemmas[i] != "_" else cols.forms[i]
+    return lemma_or_form(cols.forms[i], cols.lemmas[i])
 
 
 def build_pool(lang: str, sentences: Iterable[SentenceColumns]) -> dict[tuple, tuple[str, ...]]:

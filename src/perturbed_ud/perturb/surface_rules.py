@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from ..lexicons import english_article_exceptions, french_no_elision
 from ..ud.columns import SentenceColumns
-from .inflection import parse_feats
+from ..ud.conllu_io import parse_feats
 
 ARABIC_DIACRITICS = re.compile(
     "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]"

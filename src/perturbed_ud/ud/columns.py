@@ -9,7 +9,7 @@ input's token lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -159,8 +159,3 @@ def write_rows_conllu(rows: Iterable[dict], path: str | Path) -> int:
             out.write("\n".join(SentenceColumns.from_row(row).to_lines()) + "\n\n")
             n += 1
     return n
-
-
-def iter_columns(sentences: Iterable[Sentence]) -> Iterator[SentenceColumns]:
-    for s in sentences:
-        yield SentenceColumns.from_sentence(s)

@@ -12,17 +12,16 @@ the same lines either way.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import lzma
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
 
 import conllu
 from conllu.models import TokenList
+
+from ..files import COMPRESSED, open_decompressed
 
 
 def _raw(line: list[str], i: int) -> str:
@@ -85,15 +84,12 @@ class Sentence:
         return tokens
 
 
-# A CoNLL-U file as stored: plain, or compressed with one of these (suffix -> opener).
-COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
 CONLLU_SUFFIXES = (".conllu", *(f".conllu{suffix}" for suffix in COMPRESSED))
 
 
-def open_decompressed(path: str | Path) -> BinaryIO:
-    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``."""
-    path = Path(path)
-    return COMPRESSED.get(path.suffix, open)(path, "rb")
+def parse_feats(feats: str) -> dict[str, str]:
+    """A FEATS (or MISC) cell as a dict; ``_`` and items without ``=`` give nothing."""
+    return dict(item.split("=", 1) for item in feats.split("|") if "=" in item)
 
 
 def conllu_stem(path: str | Path) -> str:
@@ -121,15 +117,6 @@ def conllu_files(folder: str | Path, pattern: str = "*") -> list[Path]:
 def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
     """``<code>-ud-<split>.conllu`` files of a UD folder, plain or compressed, sorted."""
     return conllu_files(folder, f"{code}-ud-{split}")
-
-
-def content_sha256(path: str | Path) -> str:
-    """sha256 of the decompressed file: the same for a UD file and its compressed copy."""
-    digest = hashlib.sha256()
-    with open_decompressed(path) as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -20,7 +20,8 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from .conllu_io import conllu_stem, content_sha256, split_files
+from ..files import file_sha256
+from .conllu_io import conllu_stem, split_files
 
 # The UD release every download is pinned to (a tag of each UniversalDependencies repository).
 UD_RELEASE = "r2.16"
@@ -143,7 +144,7 @@ def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) 
         release_source=source,
         changelog_release=changelog,
         citation=citation,
-        sha256={f.name: content_sha256(f) for f in files},
+        sha256={f.name: file_sha256(f) for f in files},
     )
 
 
