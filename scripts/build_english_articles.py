@@ -14,7 +14,7 @@ Sources (either or both; the first pronunciation of a word decides):
   first IPA transcription decides (the data is CC BY-SA 4.0 and GFDL; a lexicon built from it
   carries that licence).
 
-    python scripts/build_english_articles.py --out src/perturbed_ud/lexicons/en_articles.tsv
+    python scripts/build_english_articles.py --out lexicons/en_articles.tsv
     python scripts/build_english_articles.py --kaikki kaikki.org-dictionary-English.jsonl \\
         --no-cmudict --out en_articles_wiktionary.tsv
 """

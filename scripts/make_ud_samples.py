@@ -122,11 +122,11 @@ def verbal_readings(block: str) -> set[tuple[str, str, str]]:
 
 def clams_words(lang: str) -> set[str]:
     """The finite words of every varied form of the packaged CLAMS grammars of `lang`."""
-    import perturbed_ud
+    from perturbed_ud.builders.clams import DEFAULT_GRAMMARS
     from perturbed_ud.grammar.evalset import read_grammar_folder
     from perturbed_ud.grammar.morphology import normalise, varied_forms
 
-    grammars = Path(perturbed_ud.__file__).parent / "lexicons" / "clams" / lang
+    grammars = DEFAULT_GRAMMARS / lang
     return {
         normalise(word)
         for grammar in read_grammar_folder(grammars).values()

@@ -8,12 +8,11 @@ import gzip
 import lzma
 import random
 from functools import cache
-from pathlib import Path
 
 import pytest
 from conftest import CONSTRUCTIONS, UD_ROOT
 
-import perturbed_ud
+from perturbed_ud.builders.clams import DEFAULT_GRAMMARS
 from perturbed_ud.grammar import Preterminal, generate_folder, read_grammar_folder
 from perturbed_ud.grammar.morphology import (
     CONFIRMED,
@@ -24,7 +23,7 @@ from perturbed_ud.grammar.morphology import (
     varied_forms,
 )
 
-GRAMMARS = Path(perturbed_ud.__file__).parent / "lexicons" / "clams"
+GRAMMARS = DEFAULT_GRAMMARS
 LANGS = ["en", "fr", "de", "he", "ru"]
 # Distinct (word, number) per language found in no source, and the share of varied forms
 # confirmed, on the UD sample, which keeps every reading of the varied words that its

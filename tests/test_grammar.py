@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, needs_clams_reference
 
-import perturbed_ud
+from perturbed_ud.builders.clams import DEFAULT_GRAMMARS
 from perturbed_ud.cli import main
 from perturbed_ud.grammar import (
     GrammarError,
@@ -23,7 +23,7 @@ from perturbed_ud.grammar import (
 )
 
 CLAMS = CLAMS_REFERENCE
-PACKAGED = Path(perturbed_ud.__file__).parent / "lexicons" / "clams"
+PACKAGED = DEFAULT_GRAMMARS
 
 TOY_RULES = """S[] je V[1,s]
 V[1,s] pense

@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
 from datasets import Features, List, Value
@@ -21,11 +22,12 @@ from datasets import Features, List, Value
 from .. import __version__
 from ..data.card import CardText, markdown_table, write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..errors import GrammarError, InputError
 from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
-from ..grammar.parser import Grammar, GrammarError
+from ..grammar.parser import Grammar
 
 NAME = "clams"
 VERSION = "1.0.0"
@@ -33,7 +35,7 @@ PRETTY_NAME = "CLAMS: cross-linguistic agreement minimal pairs"
 TAGS = ["minimal-pairs", "subject-verb-agreement", "syntax", "clams", "grammaticality"]
 CHUNK_PAIRS = 10_000  # pairs per Parquet row group; fixed, so output is deterministic
 
-DEFAULT_GRAMMARS = Path(__file__).resolve().parents[1] / "lexicons" / "clams"
+DEFAULT_GRAMMARS = Path(str(files("perturbed_ud.lexicons").joinpath("clams")))
 EMBEDDED_LICENCE = "Apache-2.0"
 REPLICATION = "_replication"  # the CLAMS repository's per-language folder suffix
 LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt", "COPYING")
@@ -197,10 +199,10 @@ def find_languages(grammar_dir: str | Path | None = None, lang: str | None = Non
         raise GrammarError(root, None, "not a folder of .avg grammars")
     if _has_grammars(root):
         if not lang:
-            raise ValueError(f"{root} holds one language's grammars: name the language with --lang")
+            raise InputError(f"{root} holds one language's grammars: name the language with --lang")
         return {lang: _source(lang, root, embedded)}
     if lang:
-        raise ValueError(
+        raise InputError(
             f"--lang names the language of a folder of .avg files, but {root} holds "
             "per-language folders: choose among them with --langs"
         )
@@ -209,7 +211,7 @@ def find_languages(grammar_dir: str | Path | None = None, lang: str | None = Non
         name = folder.name.removesuffix(REPLICATION) or folder.name
         if name in found:
             other = found[name].folder.name
-            raise ValueError(f"{root}: both {other}/ and {folder.name}/ hold {name!r} grammars")
+            raise InputError(f"{root}: both {other}/ and {folder.name}/ hold {name!r} grammars")
         found[name] = _source(name, folder, embedded)
     if not found:
         raise GrammarError(
@@ -223,7 +225,7 @@ def select_languages(found: dict, langs: list[str] | None) -> list[GrammarSource
         return list(found.values())
     missing = [lang for lang in langs if lang not in found]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"no grammars for {', '.join(missing)} (found: {', '.join(found) or 'none'})"
         )
     return [found[lang] for lang in dict.fromkeys(langs)]
@@ -410,7 +412,7 @@ def build_clams(
             writer.close()
         configs = {lang: c for lang, c in configs.items() if c["splits"]}
         if not configs:
-            raise ValueError("no grammar produced a minimal pair; nothing to write")
+            raise InputError("no grammar produced a minimal pair; nothing to write")
         names = [source.lang for source in sources]
         described = [source.describe(embedded) for source in sources]
         grammars = "lexicons/clams" if embedded else Path(grammar_dir).resolve().name
