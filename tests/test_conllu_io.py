@@ -17,7 +17,8 @@ from conftest import UD_ROOT
 import perturbed_ud
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.cli import main
-from perturbed_ud.ud.conllu_io import CoNLLUError, read_conllu, write_conllu
+from perturbed_ud.errors import CoNLLUError
+from perturbed_ud.ud.conllu_io import read_conllu, write_conllu
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import from_files
 

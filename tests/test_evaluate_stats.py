@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from conftest import REFERENCE, needs_reference
 
+from perturbed_ud.errors import InputError
 from perturbed_ud.evaluate.report import summarize
 from perturbed_ud.evaluate.schema import (
     CONDITIONS,
@@ -195,9 +196,9 @@ def test_aligned_balancing_keeps_only_items_in_every_condition():
 
 def test_balancing_rules_and_unscored_rows():
     items = make_items(3)
-    with pytest.raises(ValueError, match="sent_id"):
+    with pytest.raises(InputError, match="sent_id"):
         balance_items(items.drop(columns="sent_id"), "aligned")
-    with pytest.raises(ValueError, match="twice"):
+    with pytest.raises(InputError, match="twice"):
         balance_items(pd.concat([items, items.head(1)]), "aligned")
     status = np.where(items["sent_id"].eq("s0") & items["condition"].eq("Original"), "x", "scored")
     balanced, unbalanced = summarize_items(items.assign(status=status))
@@ -284,7 +285,7 @@ def test_seed_mean_ci_uses_t_and_keeps_the_released_half_width():
 def test_condition_names_round_trip():
     assert all(split_name(condition_name(split)) == split for split in CONDITIONS)
     assert condition_name("full_lemma") == "FullyScrambled+Lemma"
-    with pytest.raises(ValueError, match="unknown split"):
+    with pytest.raises(InputError, match="unknown split"):
         condition_name("scrambled")
 
 
@@ -299,7 +300,7 @@ def test_read_items_keeps_rows_and_strings(tmp_path, suffix):
     back = read_items(path)
     assert list(back["condition"]) == list(items["condition"])
     assert set(back["gold_word"]) == {"1"}
-    with pytest.raises(ValueError, match="unknown conditions"):
+    with pytest.raises(InputError, match="unknown conditions"):
         summarize_items(items.assign(condition="full"))
 
 

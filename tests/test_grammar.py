@@ -12,8 +12,8 @@ from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, needs_clams_reference
 
 from perturbed_ud.builders.clams import DEFAULT_GRAMMARS
 from perturbed_ud.cli import main
+from perturbed_ud.errors import GrammarError
 from perturbed_ud.grammar import (
-    GrammarError,
     evalset_lines,
     format_evalset,
     generate_folder,

@@ -13,6 +13,7 @@ from conftest import UD_ROOT
 from datasets import load_dataset
 
 from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.errors import RunError
 from perturbed_ud.evaluate.balance import balance_dataset
 from perturbed_ud.evaluate.batching import Batcher
 from perturbed_ud.evaluate.beam import beam_search, naive_beam_search
@@ -20,7 +21,7 @@ from perturbed_ud.evaluate.masked_word import MaskedWordSettings, score_batch
 from perturbed_ud.evaluate.masking import mask_target, target_pieces
 from perturbed_ud.evaluate.matching import normalize_word, words_match
 from perturbed_ud.evaluate.models import load_masked_lm
-from perturbed_ud.evaluate.runner import RunError, evaluate_masked_word
+from perturbed_ud.evaluate.runner import evaluate_masked_word
 from perturbed_ud.evaluate.schema import ITEM_COLUMNS
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve

@@ -14,7 +14,8 @@ from huggingface_hub.errors import OfflineModeIsEnabled
 import perturbed_ud.data.push as push_module
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.cli import main
-from perturbed_ud.data.push import PushError, push_folder
+from perturbed_ud.data.push import push_folder
+from perturbed_ud.errors import PushError
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 

@@ -20,11 +20,11 @@ from conftest import UD_ROOT
 
 import perturbed_ud.ud.sources as sources_module
 from perturbed_ud.cli import main
-from perturbed_ud.ud.conllu_io import CoNLLUError, read_conllu
+from perturbed_ud.errors import CoNLLUError, InputError, SourceError
+from perturbed_ud.ud.conllu_io import read_conllu
 from perturbed_ud.ud.selection import Selection, all_sentences, select
 from perturbed_ud.ud.sources import (
     UD_RELEASE,
-    SourceError,
     cache_dir,
     download,
     from_files,
@@ -222,7 +222,7 @@ def test_compressed_files_read_like_plain_ones(tmp_path):
     assert len(list(all_sentences(both))) == 2 * len(expected)
 
     shutil.copyfile(plain, folder / plain.name)
-    with pytest.raises(ValueError, match="fr_gsd-ud-test.conllu and fr_gsd-ud-test.conllu.gz"):
+    with pytest.raises(InputError, match="fr_gsd-ud-test.conllu and fr_gsd-ud-test.conllu.gz"):
         resolve(["fr"], split="test", ud_root=str(tmp_path))
 
     damaged = folder / "fr_gsd-ud-dev.conllu.xz"
@@ -502,10 +502,10 @@ def test_sample_is_seeded_and_in_file_order(ewt):
 
 
 def test_limit_and_sample_exclude_each_other(tmp_path):
-    with pytest.raises(ValueError, match="either a limit or a sample"):
+    with pytest.raises(InputError, match="either a limit or a sample"):
         Selection(limit=5, sample=5)
     for bad in ({"limit": 0}, {"sample": -1}):
-        with pytest.raises(ValueError, match="positive"):
+        with pytest.raises(InputError, match="positive"):
             Selection(**bad)
 
     out = tmp_path / "out"

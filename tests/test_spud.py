@@ -23,6 +23,7 @@ from conftest import UD_ROOT
 from datasets import load_dataset
 
 from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
 from perturbed_ud.perturb.inflection import (
     Inflector,
     Lexicon,
@@ -466,7 +467,7 @@ def test_unimorph_and_udlexicons_readers(tmp_path):
     lexicon = read_lexicon(udlex, None, str, None)
     assert lexicon.forms("NOUN", "maison", "Gender=Fem|Number=Plur") == ["maisons"]
     assert len(lexicon) == 1
-    with pytest.raises(ValueError, match="unknown lexicon format"):
+    with pytest.raises(InputError, match="unknown lexicon format"):
         read_lexicon(udlex, "xml", str, None)
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import click
 
-from .ud.conllu_io import CoNLLUError
-from .ud.sources import UD_RELEASE, SourceError
+from .errors import PerturbedUDError
+from .ud.sources import UD_RELEASE
 
 
 def _ints(value: str) -> list[int]:
@@ -23,7 +22,19 @@ def _words(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-@click.group()
+class _Commands(click.Group):
+    """Any command's `PerturbedUDError` ends it as one ``error:`` line with exit status 1;
+    every other exception is a bug and keeps its traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except PerturbedUDError as err:
+            click.echo(f"error: {err}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="perturbed-ud")
 def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
@@ -77,12 +88,6 @@ def ud_selection(limit, sample, sample_seed, **_):
     return Selection(limit=limit, sample=sample, sample_seed=sample_seed)
 
 
-def fail(err: Exception) -> None:
-    """User errors end the command with a readable line and exit status 1."""
-    click.echo(f"error: {err}", err=True)
-    sys.exit(1)
-
-
 @main.group()
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
@@ -105,22 +110,19 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
     """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
     from .builders.build import build_perturbed_ud as run
 
-    try:
-        treebanks = ud_sources(**source)
-        folder = run(
-            treebanks,
-            source["out"],
-            seeds=_ints(seeds),
-            families=_words(families),
-            protocol=protocol,
-            part_fraction=part_fraction,
-            selection=ud_selection(**source),
-            split=source["split"],
-            workers=workers,
-            overwrite=source["overwrite"],
-        )
-    except (CoNLLUError, SourceError, ValueError, FileExistsError) as err:
-        fail(err)
+    treebanks = ud_sources(**source)
+    folder = run(
+        treebanks,
+        source["out"],
+        seeds=_ints(seeds),
+        families=_words(families),
+        protocol=protocol,
+        part_fraction=part_fraction,
+        selection=ud_selection(**source),
+        split=source["split"],
+        workers=workers,
+        overwrite=source["overwrite"],
+    )
     if protocol == "lrec2026":
         _warn_partial_stream([t.lang for t in treebanks])
     click.echo(f"wrote {folder}")
@@ -158,19 +160,15 @@ def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
     Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
     """
     from .builders.clams import build_clams as run
-    from .grammar import GrammarError
 
-    try:
-        folder = run(
-            out,
-            langs=_words(langs) if langs else None,
-            grammar_dir=grammar_dir,
-            lang=lang,
-            ud_root=ud_root,
-            overwrite=overwrite,
-        )
-    except (GrammarError, ValueError, FileExistsError, OSError) as err:
-        fail(err)
+    folder = run(
+        out,
+        langs=_words(langs) if langs else None,
+        grammar_dir=grammar_dir,
+        lang=lang,
+        ud_root=ud_root,
+        overwrite=overwrite,
+    )
     click.echo(f"wrote {folder}")
 
 
@@ -195,26 +193,23 @@ def build_spud(seeds, pool_splits, lexicons, no_pymorphy, **source) -> None:
     from .builders.spud import build_spud as run
     from .builders.spud import parse_lexicon_options, spud_inputs
 
-    try:
-        inputs = spud_inputs(
-            ud_sources(**source),
-            _words(pool_splits),
-            parse_lexicon_options(list(lexicons)),
-            fetch=source["download"],
-            offline=source["offline"],
-            pymorphy=not no_pymorphy,
-        )
-        folder = run(
-            inputs,
-            source["out"],
-            seeds=_ints(seeds),
-            pool_splits=_words(pool_splits),
-            selection=ud_selection(**source),
-            split=source["split"],
-            overwrite=source["overwrite"],
-        )
-    except (CoNLLUError, SourceError, ValueError, FileExistsError) as err:
-        fail(err)
+    inputs = spud_inputs(
+        ud_sources(**source),
+        _words(pool_splits),
+        parse_lexicon_options(list(lexicons)),
+        fetch=source["download"],
+        offline=source["offline"],
+        pymorphy=not no_pymorphy,
+    )
+    folder = run(
+        inputs,
+        source["out"],
+        seeds=_ints(seeds),
+        pool_splits=_words(pool_splits),
+        selection=ud_selection(**source),
+        split=source["split"],
+        overwrite=source["overwrite"],
+    )
     click.echo(f"wrote {folder}")
 
 
@@ -231,21 +226,18 @@ def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) 
 
     The version must be the one the folder was built as, so a tag always names one build.
     """
-    from .data.push import PushError, push_folder
+    from .data.push import push_folder
 
-    try:
-        push_folder(
-            folder,
-            repo_id,
-            version,
-            dry_run=dry_run,
-            private=private,
-            allow_licence_risk=allow_licence_risk,
-            token=token,
-            echo=click.echo,
-        )
-    except PushError as err:
-        fail(err)
+    push_folder(
+        folder,
+        repo_id,
+        version,
+        dry_run=dry_run,
+        private=private,
+        allow_licence_risk=allow_licence_risk,
+        token=token,
+        echo=click.echo,
+    )
 
 
 @main.group()
@@ -274,18 +266,13 @@ def run_options(command):
 
 
 def run_task_command(evaluate_fn, settings_cls, settings: dict, run: dict) -> None:
-    """Build the task's settings, run it, report the folder or a readable error."""
-    from .evaluate.runner import RunError
-
-    try:
-        folder = evaluate_fn(
-            run.pop("dataset"), run.pop("model"), run.pop("out"),
-            settings=settings_cls(**settings, dtype=run.pop("dtype"),
-                                  max_tokens=run.pop("max_tokens")),
-            configs=list(run.pop("configs")) or None, **run,
-        )  # fmt: skip
-    except (RunError, ValueError, OSError) as err:
-        fail(err)
+    """Build the task's settings, run it, report the folder."""
+    folder = evaluate_fn(
+        run.pop("dataset"), run.pop("model"), run.pop("out"),
+        settings=settings_cls(**settings, dtype=run.pop("dtype"),
+                              max_tokens=run.pop("max_tokens")),
+        configs=list(run.pop("configs")) or None, **run,
+    )  # fmt: skip
     click.echo(f"wrote {folder}")
 
 
@@ -361,12 +348,7 @@ def summarize(items, out, balance, bootstrap, run_seed) -> None:
 
     if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
         run_seed = int(match.group(1))
-    try:
-        written = write_summaries(
-            items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed
-        )
-    except (ValueError, OSError) as err:
-        fail(err)
+    written = write_summaries(items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed)
     for path in written.values():
         click.echo(f"wrote {path}")
 
@@ -383,13 +365,10 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
     """Write the subset of DATASET whose items a tokenizer can score in every condition."""
     from .evaluate.balance import balance_dataset
 
-    try:
-        folder = balance_dataset(
-            dataset, tokenizer, out, max_span_pieces=max_span_pieces, scoring=scoring,
-            revision=revision, overwrite=overwrite,
-        )  # fmt: skip
-    except (ValueError, OSError) as err:
-        fail(err)
+    folder = balance_dataset(
+        dataset, tokenizer, out, max_span_pieces=max_span_pieces, scoring=scoring,
+        revision=revision, overwrite=overwrite,
+    )  # fmt: skip
     click.echo(f"wrote {folder}")
 
 
@@ -399,12 +378,9 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
 def clams_generate(grammar_dir, out_dir) -> None:
     """Generate OUT_DIR/<construction>.txt (label TAB sentence) from each attribute-varying
     grammar GRAMMAR_DIR/<construction>.avg, read after GRAMMAR_DIR/common.avg."""
-    from .grammar import GrammarError, write_evalsets
+    from .grammar import write_evalsets
 
-    try:
-        written = write_evalsets(grammar_dir, out_dir)
-    except (GrammarError, OSError) as err:
-        fail(err)
+    written = write_evalsets(grammar_dir, out_dir)
     for path in written:
         click.echo(f"wrote {path}")
 
@@ -419,10 +395,7 @@ def export_conllu(folder, config, split, out) -> None:
     back as a CoNLL-U treebank."""
     from .data.export import export_conllu as run
 
-    try:
-        n = run(folder, config, split, out)
-    except (ValueError, OSError) as err:
-        fail(err)
+    n = run(folder, config, split, out)
     click.echo(f"wrote {out} ({n} sentences)")
 
 

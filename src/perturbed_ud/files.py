@@ -1,12 +1,15 @@
-"""Reading and hashing input files that may be compressed."""
+"""Reading and hashing input files that may be compressed; creating outputs."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 import lzma
+import os
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
+
+from .errors import InputError, OutputError
 
 # A file as stored: plain, or compressed with one of these (suffix -> opener).
 COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
@@ -20,5 +23,29 @@ def open_decompressed(path: str | Path) -> BinaryIO:
 
 def file_sha256(path: str | Path) -> str:
     """sha256 of a file's decompressed bytes: the same for a file and its compressed copy."""
-    with open_decompressed(path) as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    try:
+        with open_decompressed(path) as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        raise InputError(f"cannot read {path}: {err}") from err
+
+
+def open_output(path: str | Path) -> TextIO:
+    """``path`` opened for writing UTF-8 text with ``\\n`` line ends; an `OutputError` names
+    why it cannot be."""
+    try:
+        return open(path, "w", encoding="utf-8", newline="\n")
+    except OSError as err:
+        raise OutputError(f"cannot write {path}: {err.strerror or err}") from err
+
+
+def output_folder(path: str | Path) -> Path:
+    """``path``, created with its parents; an `OutputError` names why it cannot be written."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"cannot create {path}: {err.strerror or err}") from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write into {path}: permission denied")
+    return path

@@ -16,6 +16,7 @@ from rich.progress import Progress
 from .. import __version__
 from ..data.card import ud_signature, write_card
 from ..data.writer import atomic_folder, content_hash
+from ..errors import InputError
 from ..perturb.lrec2026 import Lrec2026Protocol, release_order
 from ..perturb.paper import PaperProtocol
 from ..ud.selection import Selection
@@ -28,7 +29,7 @@ def make_protocol(name: str, part_fraction: float = 0.5):
         return PaperProtocol(part_fraction)
     if name == "lrec2026":
         if part_fraction != 0.5:
-            raise ValueError("the lrec2026 protocol fixes the part fraction at 0.5")
+            raise InputError("the lrec2026 protocol fixes the part fraction at 0.5")
         return Lrec2026Protocol()
     raise ValueError(f"unknown protocol {name!r}; choose paper or lrec2026")
 
@@ -37,12 +38,12 @@ def plan_jobs(treebanks, seeds, families, protocol, selection, root) -> list[bui
     langs = [t.lang for t in treebanks]
     duplicated = {lang for lang in langs if langs.count(lang) > 1}
     if duplicated:
-        raise ValueError(f"more than one treebank for {sorted(duplicated)}: build them separately")
+        raise InputError(f"more than one treebank for {sorted(duplicated)}: build them separately")
     if isinstance(protocol, Lrec2026Protocol):
         order = release_order()
         unknown = [lang for lang in langs if lang not in order]
         if unknown:
-            raise ValueError(f"the lrec2026 protocol covers {order}, not {unknown}")
+            raise InputError(f"the lrec2026 protocol covers {order}, not {unknown}")
         ordered = sorted(treebanks, key=lambda t: order.index(t.lang))
         return [builder.Job(ordered, [seed], families, protocol, selection, root) for seed in seeds]
     return [builder.Job([t], list(seeds), families, protocol, selection, root) for t in treebanks]
@@ -100,7 +101,7 @@ def build_perturbed_ud(
                 progress.advance(task)
         configs = _config_entries(stats, families)
         if not configs:
-            raise ValueError("no sentence produced a row; nothing to write")
+            raise InputError("no sentence produced a row; nothing to write")
         parameters = proto.params() | {"seeds": ",".join(map(str, seeds))}
         manifest = {
             "dataset": builder.NAME,

@@ -32,6 +32,7 @@ from ..data.card import (
     write_card,
 )
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..errors import InputError, SourceError
 from ..files import file_sha256
 from ..perturb.inflection import (
     FORMATS,
@@ -48,7 +49,7 @@ from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
-from ..ud.sources import SourceError, Treebank, download
+from ..ud.sources import Treebank, download
 
 NAME = "spud"
 VERSION = "1.0.0"
@@ -154,7 +155,7 @@ def parse_lexicon_options(values: list[str]) -> dict[str, list[tuple[str | None,
     for value in values:
         lang, sep, rest = value.partition("=")
         if not sep or not lang or not rest:
-            raise ValueError(f"--lexicon expects LANG=[FORMAT:]PATH, got {value!r}")
+            raise InputError(f"--lexicon expects LANG=[FORMAT:]PATH, got {value!r}")
         fmt, colon, path = rest.partition(":")
         if not colon or fmt not in FORMATS:
             fmt, path = None, rest
@@ -176,10 +177,10 @@ def spud_inputs(
     beside the treebank's file does."""
     lexicons = lexicons or {}
     if not pool_splits or set(pool_splits) - set(UD_SPLITS):
-        raise ValueError(f"pool splits must be among {', '.join(UD_SPLITS)}, not {pool_splits}")
+        raise InputError(f"pool splits must be among {', '.join(UD_SPLITS)}, not {pool_splits}")
     unknown = sorted(set(lexicons) - {t.lang for t in treebanks})
     if unknown:
-        raise ValueError(f"--lexicon for {', '.join(unknown)}, which is not being built")
+        raise InputError(f"--lexicon for {', '.join(unknown)}, which is not being built")
     inputs = []
     for treebank in treebanks:
         pools = pool_files(treebank, pool_splits, fetch=fetch, offline=offline)
@@ -430,9 +431,9 @@ def build_spud(
     langs = [i.treebank.lang for i in inputs]
     duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
     if duplicated:
-        raise ValueError(f"more than one treebank for {duplicated}: build them separately")
+        raise InputError(f"more than one treebank for {duplicated}: build them separately")
     if not seeds:
-        raise ValueError("no seeds given")
+        raise InputError("no seeds given")
     final = Path(out) / NAME
     with atomic_folder(final, overwrite=overwrite) as root:
         writer = ParquetSplitWriter(root, FEATURES)
@@ -453,7 +454,7 @@ def build_spud(
             if stats[lang][seed]["sentences"]
         }
         if not configs:
-            raise ValueError("no sentence was read; nothing to write")
+            raise InputError("no sentence was read; nothing to write")
         parameters = {
             "seeds": ",".join(map(str, seeds)),
             "pool_splits": ",".join(pool_splits),

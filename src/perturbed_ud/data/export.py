@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from ..errors import InputError
 from ..ud.columns import FEATURES, write_rows_conllu
 from .writer import split_files
 
@@ -18,14 +19,14 @@ def split_rows(folder: str | Path, config: str, split: str) -> Iterator[dict]:
     files = split_files(folder, config, split)
     if not files:
         configs = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name[0] != ".")
-        raise ValueError(
+        raise InputError(
             f"{folder} has no split {split!r} in config {config!r} (configs: {', '.join(configs)})"
         )
     parquets = [pq.ParquetFile(path) for path in files]
     for path, parquet in zip(files, parquets, strict=True):
         missing = [name for name in FEATURES if name not in parquet.schema_arrow.names]
         if missing:
-            raise ValueError(f"{path} lacks the CoNLL-U columns {', '.join(missing)}")
+            raise InputError(f"{path} lacks the CoNLL-U columns {', '.join(missing)}")
     return (
         row
         for parquet in parquets

@@ -17,14 +17,11 @@ from datasets.utils.version import Version
 from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
 
+from ..errors import PushError
 from .card import inputs
 from .licences import publishing_problem
 
 LICENCE_FLAG = "--allow-licence-risk"
-
-
-class PushError(RuntimeError):
-    """A dataset folder cannot be published; the message says why and what to do."""
 
 
 def _manifest(folder: Path) -> dict:

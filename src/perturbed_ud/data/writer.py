@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
-from ..files import file_sha256
+from ..errors import OutputExistsError
+from ..files import file_sha256, output_folder
 
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
 # 25 KB) until the file is closed, so a split larger than this continues in a new shard and
@@ -127,8 +128,8 @@ def atomic_folder(final: Path, *, overwrite: bool = False):
     """Yield a temporary folder beside ``final``; rename it into place only on success."""
     final = Path(final)
     if final.exists() and not overwrite:
-        raise FileExistsError(f"{final} exists; pass --overwrite to replace it")
-    final.parent.mkdir(parents=True, exist_ok=True)
+        raise OutputExistsError(f"{final} exists; pass --overwrite to replace it")
+    output_folder(final.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-", dir=final.parent))
     try:
         yield tmp

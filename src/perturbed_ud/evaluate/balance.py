@@ -18,6 +18,7 @@ from datasets import Features
 
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
+from ..errors import InputError
 from .masking import span_problem, target_pieces
 
 
@@ -47,9 +48,13 @@ def balance_dataset(
     splits under the tokenizer's span cap; the manifest records what was dropped and why."""
     from transformers import AutoTokenizer
 
+    from .models import pretrained
+
     source = Path(dataset)
+    if not (source / "build.json").is_file():
+        raise InputError(f"{source} has no build.json: build it with `perturbed-ud build`")
     manifest = json.loads((source / "build.json").read_text(encoding="utf-8"))
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_name, revision=revision)
+    tokenizer = pretrained(AutoTokenizer, tokenizer_name, revision)
     final = Path(out)
     with atomic_folder(final, overwrite=overwrite) as root:
         writer = None
@@ -79,7 +84,7 @@ def balance_dataset(
             writer.close()
         manifest["configs"] = {n: c for n, c in manifest["configs"].items() if c["splits"]}
         if not manifest["configs"]:
-            raise ValueError(f"no item of {source} is scorable under {tokenizer_name}")
+            raise InputError(f"no item of {source} is scorable under {tokenizer_name}")
         manifest["balanced"] = {
             "tokenizer": tokenizer_name,
             "revision": revision,

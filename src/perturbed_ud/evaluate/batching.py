@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..errors import InputError
 from .models import LanguageModel, log_probs_at, next_token_log_probs, position_scores
 
 
@@ -30,7 +31,7 @@ class BatchSettings:
         if self.padding_side not in ("left", "right"):
             raise ValueError("padding_side must be left or right")
         if self.max_tokens < 1:
-            raise ValueError("max_tokens must be positive")
+            raise InputError("max_tokens must be positive")
 
     def batcher(self, lm: LanguageModel) -> Batcher:
         return Batcher(lm, self.max_tokens, self.padding_side, self.max_rows)

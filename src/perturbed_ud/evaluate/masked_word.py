@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InputError
 from .batching import BatchSettings
 from .beam import beam_search
 from .masking import mask_target
@@ -31,7 +32,7 @@ class MaskedWordSettings(BatchSettings):
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, not {self.scoring!r}")
         if self.beam < self.top_k:
-            raise ValueError(f"beam ({self.beam}) must be at least top_k ({self.top_k})")
+            raise InputError(f"beam ({self.beam}) must be at least top_k ({self.top_k})")
 
 
 OUTPUT_COLUMNS = {

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..errors import InputError
 from .last_layer import states_at
 
 # Models whose position ids start after the padding index and are derived from input ids.
@@ -57,8 +58,8 @@ def describe_model(name: str, revision: str | None, dtype: str | None) -> dict:
     are loaded)."""
     from transformers import AutoConfig, AutoTokenizer
 
-    config = AutoConfig.from_pretrained(name, revision=revision)
-    tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+    config = pretrained(AutoConfig, name, revision)
+    tokenizer = pretrained(AutoTokenizer, name, revision)
     return {
         "model": name,
         "revision": getattr(config, "_commit_hash", None) or _local_revision(name) or revision,
@@ -67,6 +68,15 @@ def describe_model(name: str, revision: str | None, dtype: str | None) -> dict:
         "vocab_size": len(tokenizer),
         "dtype": dtype or "float32",
     }
+
+
+def pretrained(auto, name: str, revision: str | None):
+    """``auto.from_pretrained(name)``: a model that is missing, unreachable or of another kind
+    is the user's to fix, so it is an `InputError` naming the model."""
+    try:
+        return auto.from_pretrained(name, revision=revision)
+    except (OSError, ValueError) as err:
+        raise InputError(f"cannot load {name}: {err}") from err
 
 
 def _local_revision(name: str) -> str | None:
@@ -95,11 +105,10 @@ def _load(name: str, causal: bool, device: str, dtype: str | None, revision: str
     if key not in _CACHE:
         from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+        tokenizer = pretrained(AutoTokenizer, name, revision)
         if not causal and tokenizer.mask_token_id is None:
-            raise ValueError(f"{name} has no mask token: not a masked language model")
-        auto = AutoModelForCausalLM if causal else AutoModelForMaskedLM
-        model = auto.from_pretrained(name, revision=revision)
+            raise InputError(f"{name} has no mask token: not a masked language model")
+        model = pretrained(AutoModelForCausalLM if causal else AutoModelForMaskedLM, name, revision)
         model.to(device).eval()
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
         _CACHE[key] = LanguageModel(name, tokenizer, model, torch.device(device), autocast)

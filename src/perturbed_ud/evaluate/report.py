@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..files import output_folder
 from .plots import plot_accuracy, plot_head_vs_part, plot_interaction, plot_sensitivity
 from .schema import check_items, read_items
 from .stats import (
@@ -78,8 +79,7 @@ def summarize(
     reproduces ``summary_*_seed123.csv`` byte for byte).
     """
     items = read_items(items) if isinstance(items, str | Path) else check_items(items)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir)
     written: list[Path] = []
 
     balanced, unbalanced = summarize_items(items, balance, run_seed=run_seed)

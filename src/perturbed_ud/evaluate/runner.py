@@ -26,6 +26,8 @@ import pandas as pd
 from rich.progress import Progress
 
 from .. import __version__
+from ..errors import InputError, RunError
+from ..files import output_folder
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import condition_name
@@ -33,20 +35,22 @@ from .schema import condition_name
 CHUNK_ROWS = 512
 
 
-class RunError(RuntimeError):
-    """A run folder that belongs to different settings, or bad input."""
-
-
 def _load_config(dataset: str, config: str, revision: str | None):
     from datasets import load_dataset
 
-    return load_dataset(dataset, config, revision=revision)
+    try:
+        return load_dataset(dataset, config, revision=revision)
+    except (OSError, ValueError) as err:  # missing, unreachable, or no such config
+        raise InputError(f"cannot load config {config!r} of {dataset}: {err}") from err
 
 
 def _config_names(dataset: str, revision: str | None) -> list[str]:
     from datasets import get_dataset_config_names
 
-    return get_dataset_config_names(dataset, revision=revision)
+    try:
+        return get_dataset_config_names(dataset, revision=revision)
+    except (OSError, ValueError) as err:
+        raise InputError(f"cannot load dataset {dataset}: {err}") from err
 
 
 def dataset_content(dataset: str) -> str | None:
@@ -85,7 +89,7 @@ def _start(run: Path, header: dict) -> None:
                 f"{run} holds a run with other settings or data ({previous.get('signature')}); "
                 "choose another --out"
             )
-    run.mkdir(parents=True, exist_ok=True)
+    output_folder(run)
     _write_json(path, header)
 
 

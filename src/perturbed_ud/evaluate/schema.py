@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import InputError
+
 #: Dataset split name → released condition name. ``head_lemma`` has no released counterpart.
 CONDITIONS: dict[str, str] = {
     "orig": "Original",
@@ -59,7 +61,7 @@ def condition_name(split: str) -> str:
     try:
         return CONDITIONS[split]
     except KeyError:
-        raise ValueError(f"unknown split {split!r}; expected one of {sorted(CONDITIONS)}") from None
+        raise InputError(f"unknown split {split!r}; expected one of {sorted(CONDITIONS)}") from None
 
 
 def split_name(condition: str) -> str:
@@ -67,7 +69,7 @@ def split_name(condition: str) -> str:
     try:
         return SPLITS[condition]
     except KeyError:
-        raise ValueError(
+        raise InputError(
             f"unknown condition {condition!r}; expected one of {sorted(SPLITS)}"
         ) from None
 
@@ -76,10 +78,10 @@ def check_items(items: pd.DataFrame) -> pd.DataFrame:
     """Refuse a table that lacks an item column or names a condition outside the schema."""
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
     if missing:
-        raise ValueError(f"item table lacks columns {missing}")
+        raise InputError(f"item table lacks columns {missing}")
     unknown = sorted(set(items["condition"]) - set(SPLITS))
     if unknown:
-        raise ValueError(f"unknown conditions {unknown}; items name conditions as {sorted(SPLITS)}")
+        raise InputError(f"unknown conditions {unknown}; items name conditions as {sorted(SPLITS)}")
     return items
 
 
@@ -91,12 +93,15 @@ def read_items(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     name = path.name
-    if name.endswith(".parquet"):
-        items = pd.read_parquet(path)
-    elif name.endswith((".jsonl", ".jsonl.gz")):
-        opener = gzip.open if name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            items = pd.DataFrame.from_records([json.loads(line) for line in f if line.strip()])
-    else:
-        raise ValueError(f"{path}: expected a .jsonl, .jsonl.gz or .parquet file")
+    if not name.endswith((".parquet", ".jsonl", ".jsonl.gz")):
+        raise InputError(f"{path}: expected a .jsonl, .jsonl.gz or .parquet file")
+    try:
+        if name.endswith(".parquet"):
+            items = pd.read_parquet(path)
+        else:
+            opener = gzip.open if name.endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8") as f:
+                items = pd.DataFrame.from_records([json.loads(line) for line in f if line.strip()])
+    except (OSError, EOFError, ValueError) as err:  # unreadable, not gzip, JSON or Parquet
+        raise InputError(f"{path}: cannot read: {err}") from err
     return check_items(items)

@@ -20,6 +20,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
 
+from ..errors import InputError
 from .batching import Batcher
 
 PLL_METRICS = ("original", "within_word_l2r")
@@ -100,7 +101,7 @@ def causal_encodings(tokenizer, sentences: list[list[str]], bos: str):
     """Per sentence: ids of the space-joined words, optionally after BOS, and each token's
     UD word (by character offsets, so byte-level BPE's leading spaces do not matter)."""
     if bos == "prepend" and tokenizer.bos_token_id is None:
-        raise ValueError("bos='prepend' needs a tokenizer with a BOS token")
+        raise InputError("bos='prepend' needs a tokenizer with a BOS token")
     if not sentences:
         return []
     texts = [" ".join(words) for words in sentences]

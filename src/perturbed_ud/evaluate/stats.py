@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from ..errors import InputError
 from .summary import item_key
 
 Z95 = 1.959963984540054  # the 97.5 % standard normal quantile used by the released code
@@ -144,7 +145,7 @@ def paired_bootstrap(
     a table is reproducible from its seed.
     """
     if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, not {resamples}")
+        raise InputError(f"resamples must be at least 1, not {resamples}")
     rng = np.random.default_rng(seed)
     rows = []
     for (model, lang), group in items.groupby(["model_name", "lang"], sort=True):

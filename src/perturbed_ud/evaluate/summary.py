@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..data import card
+from ..errors import InputError
 from ..lexicons import load_toml
 from .schema import check_items
 
@@ -51,7 +52,7 @@ def resolve_balance(items: pd.DataFrame, balance: str) -> str:
     if balance == "auto":
         return "aligned" if "sent_id" in items.columns else "head"
     if balance == "aligned" and "sent_id" not in items.columns:
-        raise ValueError("balance='aligned' needs a sent_id column; use balance='head'")
+        raise InputError("balance='aligned' needs a sent_id column; use balance='head'")
     return balance
 
 
@@ -78,9 +79,9 @@ def balance_items(items: pd.DataFrame, balance: str = "auto") -> pd.DataFrame:
         return items[(position < smallest).to_numpy()]
     key = item_key(items)
     if items[key].isna().any().any():
-        raise ValueError(f"balance='aligned' needs {key} on every row")
+        raise InputError(f"balance='aligned' needs {key} on every row")
     if items.duplicated(GROUP + key).any():
-        raise ValueError(f"an item {key} appears twice in one condition; write each row once")
+        raise InputError(f"an item {key} appears twice in one condition; write each row once")
     wanted = items.groupby(model_lang, sort=False)["condition"].transform("nunique")
     present = items.groupby(["model_name", "lang", *key], sort=False)["condition"]
     return items[(present.transform("nunique") == wanted).to_numpy()]
@@ -154,7 +155,7 @@ def summarize_items(
     """(balanced, unbalanced) summaries, one row per (model, language, condition), sorted."""
     items = scored_items(items)
     if items.empty:
-        raise ValueError("no scored items to summarize")
+        raise InputError("no scored items to summarize")
     run = run_columns(items, run_seed)
     return _aggregate(balance_items(items, balance), run), _aggregate(items, run)
 

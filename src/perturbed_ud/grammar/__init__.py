@@ -14,11 +14,10 @@ from .evalset import (
     write_evalsets,
 )
 from .expand import MinimalPair, MinimalSet, minimal_sets
-from .parser import Grammar, GrammarError, Preterminal, read_grammar
+from .parser import Grammar, Preterminal, read_grammar
 
 __all__ = [
     "Grammar",
-    "GrammarError",
     "MinimalPair",
     "MinimalSet",
     "Preterminal",

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import GrammarError
+from ..files import output_folder
 from .expand import MinimalSet, minimal_sets
-from .parser import Grammar, GrammarError, read_grammar
+from .parser import Grammar, read_grammar
 
 COMMON = "common.avg"  # shared preterminals, read before each construction's own file
 
@@ -61,8 +63,7 @@ def write_evalsets(folder: str | Path, out: str | Path) -> list[Path]:
     All grammars are generated before anything is written, so an error writes nothing.
     """
     texts = {name: format_evalset(lines) for name, lines in labelled_sentences(folder).items()}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out)
     written = []
     for name, text in texts.items():
         path = out / f"{name}.txt"

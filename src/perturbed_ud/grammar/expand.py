@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
 
-from .parser import Definition, Grammar, GrammarError, Preterminal, Template
+from ..errors import GrammarError
+from .parser import Definition, Grammar, Preterminal, Template
 
 
 @dataclass(frozen=True)

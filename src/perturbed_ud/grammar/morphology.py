@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from ..errors import InputError
 from ..perturb.inflection import russian_analyzer
 from ..ud.conllu_io import parse_feats, read_conllu, split_files
 from .evalset import read_grammar_folder
@@ -103,7 +104,7 @@ def _finite_word(option: tuple[str, ...], alternates: list[tuple[str, ...]]) -> 
 def ud_files(lang: str, ud_root: str | Path) -> list[Path]:
     """The test and dev CoNLL-U files of every UD treebank of `lang` under `ud_root`."""
     if lang not in UD_LANGUAGES:
-        raise ValueError(f"no UD language name known for {lang!r}")
+        raise InputError(f"no UD language name known for {lang!r}")
     root = Path(ud_root)
     files = []
     for folder in sorted(root.glob(f"UD_{UD_LANGUAGES[lang]}-*")):
@@ -190,7 +191,7 @@ def check_folder(
     use_pymorphy = lang == "ru" and (pymorphy_available() if pymorphy is None else pymorphy)
     files = tuple(ud_files(lang, ud_root))
     if not files:
-        raise FileNotFoundError(f"no UD test/dev files for {lang!r} under {ud_root}")
+        raise InputError(f"no UD test/dev files for {lang!r} under {ud_root}")
     seen: dict[tuple[str, tuple[str, ...], str], tuple[str, list[str]]] = {}
     for name, grammar in read_grammar_folder(folder).items():
         for preterminal, attributes, form, word in varied_forms(grammar):

@@ -21,21 +21,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import GrammarError
+
 START = "S"
 
 # A preterminal token keeps its bracket whole, so attributes may contain spaces: V[1, s].
 _TOKEN = re.compile(r"[^\s\[\]]*\[[^\[\]]*\]\S*|\S+")
 _PRETERMINAL = re.compile(r"([^\s\[\]]+)\[([^\[\]]*)\]")
 _VARY = re.compile(r"vary\b")
-
-
-class GrammarError(ValueError):
-    """A grammar that cannot be generated from, located by file and 1-based line number."""
-
-    def __init__(self, path: str | Path, line: int | None, message: str):
-        self.path, self.line, self.message = str(path), line, message
-        where = f"{path}:{line}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
+from ..errors import InputError
 from ..files import file_sha256, open_decompressed
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import conllu_files, parse_feats, read_conllu
@@ -157,33 +158,42 @@ def read_lexicon(
     path = Path(path)
     fmt = fmt or _guess_format(path)
     if fmt not in FORMATS:
-        raise ValueError(f"unknown lexicon format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InputError(f"unknown lexicon format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if not path.exists():
-        raise ValueError(f"lexicon {path} does not exist")
+        raise InputError(f"lexicon {path} does not exist")
     if fmt == "ud":
         files = conllu_files(path) if path.is_dir() else [path]
         if not files:
-            raise ValueError(f"{path} holds no .conllu file")
+            raise InputError(f"{path} holds no .conllu file")
         return Lexicon.from_ud(files, lemma_key, citation_form, name=f"ud:{path.name}")
     lexicon = Lexicon(f"{fmt}:{path.name}", exact=False)
     lexicon.files.append({"name": path.name, "sha256": file_sha256(path)})
-    with io.TextIOWrapper(open_decompressed(path), encoding="utf-8", newline="") as f:
-        for number, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
-            if not row or row[0].startswith("#"):
+    for number, row in _tsv_rows(path):
+        if not row or row[0].startswith("#"):
+            continue
+        if fmt == "udlexicons":
+            if len(row) < 7:
+                raise InputError(f"{path}:{number}: expected at least 7 columns")
+            if row[0] != "0" or row[1] != "1" or row[4] not in CONTENT_UPOS:
                 continue
-            if fmt == "udlexicons":
-                if len(row) < 7:
-                    raise ValueError(f"{path}:{number}: expected at least 7 columns")
-                if row[0] != "0" or row[1] != "1" or row[4] not in CONTENT_UPOS:
-                    continue
-                lexicon.add(row[4], lemma_key(row[3]), row[6], row[2])
-            else:
-                if len(row) < 3:
-                    raise ValueError(f"{path}:{number}: expected lemma, form and features")
-                upos, feats = unimorph_to_ud(row[2])
-                if upos in CONTENT_UPOS:
-                    lexicon.add(upos, lemma_key(row[0]), feats, row[1])
+            lexicon.add(row[4], lemma_key(row[3]), row[6], row[2])
+        else:
+            if len(row) < 3:
+                raise InputError(f"{path}:{number}: expected lemma, form and features")
+            upos, feats = unimorph_to_ud(row[2])
+            if upos in CONTENT_UPOS:
+                lexicon.add(upos, lemma_key(row[0]), feats, row[1])
     return lexicon
+
+
+def _tsv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of a tab-separated UTF-8 file; a user's file that is neither is an
+    `InputError` naming it."""
+    with io.TextIOWrapper(open_decompressed(path), encoding="utf-8", newline="") as f:
+        try:
+            yield from enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1)
+        except (UnicodeDecodeError, csv.Error) as err:
+            raise InputError(f"{path}: cannot read: {err}") from err
 
 
 def _guess_format(path: Path) -> str:
@@ -273,7 +283,7 @@ class RussianParadigms:
         try:
             self.morph = russian_analyzer()
         except ImportError:
-            raise ValueError(
+            raise InputError(
                 "Russian inflection needs pymorphy3: pip install pymorphy3 pymorphy3-dicts-ru "
                 "(or build with --no-pymorphy)"
             ) from None

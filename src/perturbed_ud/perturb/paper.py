@@ -8,6 +8,7 @@ swapping each non-punctuation head with one non-punctuation dependent. Every dra
 
 from __future__ import annotations
 
+from ..errors import InputError
 from ..lexicons import stoplist
 from ..rng import KeyedDraws
 from ..ud.conllu_io import Sentence
@@ -20,7 +21,7 @@ class PaperProtocol:
 
     def __init__(self, part_fraction: float = 0.5):
         if not 0 < part_fraction <= 1:
-            raise ValueError(f"part fraction must be in (0, 1], got {part_fraction}")
+            raise InputError(f"part fraction must be in (0, 1], got {part_fraction}")
         self.part_fraction = part_fraction
 
     def params(self) -> dict:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from datasets import List, Value
 
+from ..files import open_output
 from .conllu_io import Sentence
 
 COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -154,7 +155,7 @@ def _token_line(token: dict) -> str:
 def write_rows_conllu(rows: Iterable[dict], path: str | Path) -> int:
     """Write dataset rows (`FEATURES` columns) as a CoNLL-U file; returns the sentence count."""
     n = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for row in rows:
             out.write("\n".join(SentenceColumns.from_row(row).to_lines()) + "\n\n")
             n += 1

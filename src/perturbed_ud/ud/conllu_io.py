@@ -21,6 +21,7 @@ from pathlib import Path
 import conllu
 from conllu.models import TokenList
 
+from ..errors import CoNLLUError, InputError
 from ..files import COMPRESSED, open_decompressed
 
 
@@ -36,14 +37,6 @@ _WORD_ID = re.compile(r"^[1-9][0-9]*$")
 _MWT_ID = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _EMPTY_ID = re.compile(r"^(0|[1-9][0-9]*)\.[1-9][0-9]*$")
 _HEAD = re.compile(r"^(0|[1-9][0-9]*)$")
-
-
-class CoNLLUError(ValueError):
-    """Malformed CoNLL-U, located by file and 1-based line number."""
-
-    def __init__(self, path: str | Path, line: int, message: str):
-        self.path, self.line, self.message = str(path), line, message
-        super().__init__(f"{path}:{line}: {message}")
 
 
 @dataclass
@@ -110,7 +103,7 @@ def conllu_files(folder: str | Path, pattern: str = "*") -> list[Path]:
     stems: dict[str, Path] = {}
     for path in found:
         if (other := stems.setdefault(conllu_stem(path), path)) != path:
-            raise ValueError(f"{folder} holds {other.name} and {path.name}: keep only one")
+            raise InputError(f"{folder} holds {other.name} and {path.name}: keep only one")
     return found
 
 
@@ -126,7 +119,11 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     A damaged compressed file is an error at the first line that cannot be read.
     """
     number = 0
-    with open_decompressed(path) as f:
+    try:
+        f = open_decompressed(path)
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror or err}") from err
+    with f:
         try:
             for number, raw in enumerate(f, start=1):
                 try:

@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..rng import stable_key
 from .conllu_io import Sentence, read_conllu
 from .sources import Treebank
@@ -20,10 +21,10 @@ class Selection:
 
     def __post_init__(self):
         if self.limit is not None and self.sample is not None:
-            raise ValueError("choose either a limit or a sample, not both")
+            raise InputError("choose either a limit or a sample, not both")
         for value in (self.limit, self.sample):
             if value is not None and value <= 0:
-                raise ValueError("limit and sample sizes must be positive")
+                raise InputError("limit and sample sizes must be positive")
 
     def describe(self) -> dict:
         if self.limit is not None:

@@ -20,6 +20,7 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
+from ..errors import SourceError
 from ..files import file_sha256
 from .conllu_io import conllu_stem, split_files
 
@@ -48,10 +49,6 @@ DEFAULT_TREEBANKS = {
 }
 
 SPLITS = ("train", "dev", "test")
-
-
-class SourceError(RuntimeError):
-    """A treebank could not be found or fetched; the message says where we looked."""
 
 
 @dataclass
