@@ -64,16 +64,6 @@ def condition_name(split: str) -> str:
         raise InputError(f"unknown split {split!r}; expected one of {sorted(CONDITIONS)}") from None
 
 
-def split_name(condition: str) -> str:
-    """The dataset split of a released condition name (``Original+Lemma`` → ``orig_lemma``)."""
-    try:
-        return SPLITS[condition]
-    except KeyError:
-        raise InputError(
-            f"unknown condition {condition!r}; expected one of {sorted(SPLITS)}"
-        ) from None
-
-
 def check_items(items: pd.DataFrame) -> pd.DataFrame:
     """Refuse a table that lacks an item column or names a condition outside the schema."""
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
