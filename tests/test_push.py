@@ -9,13 +9,14 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 from conftest import NC_TREEBANK, UD_ROOT, non_commercial_ud_root
+from datasets import load_dataset
 from huggingface_hub.errors import OfflineModeIsEnabled
 
 import perturbed_ud.data.push as push_module
 from perturbed_ud.builders.build import build_perturbed_ud
 from perturbed_ud.cli import main
 from perturbed_ud.data.push import push_folder
-from perturbed_ud.errors import PushError
+from perturbed_ud.errors import InputError, PushError
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
@@ -66,12 +67,15 @@ def no_hub(monkeypatch):
 
 
 @pytest.fixture
-def fake_hub(monkeypatch):
-    """A recording HfApi; set ``tags`` to the tags the remote repo already has."""
+def fake_hub(monkeypatch, tmp_path):
+    """A recording HfApi; set ``tags`` to the tags the remote repo already has, ``tagged`` to
+    the build.json they name."""
 
     class FakeHub:
         calls: list[tuple[str, tuple, dict]] = []
         tags: list[str] = []
+        tagged: dict = {}  # build.json at the existing tag
+        folder = tmp_path
 
         def __init__(self, *args, **kwargs):
             FakeHub.calls.append(("__init__", args, kwargs))
@@ -82,6 +86,12 @@ def fake_hub(monkeypatch):
         def list_repo_refs(self, *args, **kwargs):
             FakeHub.calls.append(("list_repo_refs", args, kwargs))
             return SimpleNamespace(tags=[SimpleNamespace(name=t) for t in FakeHub.tags])
+
+        def hf_hub_download(self, repo_id, filename, **kwargs):
+            FakeHub.calls.append(("hf_hub_download", (repo_id, filename), kwargs))
+            path = FakeHub.folder / f"{filename}@{kwargs['revision']}"
+            path.write_text(json.dumps(FakeHub.tagged), encoding="utf-8")
+            return str(path)
 
         def upload_folder(self, *args, **kwargs):
             FakeHub.calls.append(("upload_folder", args, kwargs))
@@ -161,10 +171,23 @@ def test_push_uses_the_saved_token_and_private_flag(folder, fake_hub, monkeypatc
     assert fake_hub.call("create_repo")[1]["private"] is True
 
 
-def test_existing_tag_stops_before_upload(folder, fake_hub):
+def test_a_tag_naming_other_content_stops_before_upload(folder, fake_hub):
     fake_hub.tags = ["v0.9.0", "v1.0.0"]
-    with pytest.raises(PushError, match=r"already has tag v1\.0\.0.*bump"):
+    fake_hub.tagged = {"version": "1.0.0", "content_sha256": "0" * 64}
+    with pytest.raises(PushError, match=r"already has tag v1\.0\.0 for other content.*--version"):
         push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
+    _, kwargs = fake_hub.call("hf_hub_download")
+    assert kwargs == {"repo_type": "dataset", "revision": "v1.0.0"}
+    assert "upload_folder" not in fake_hub.names()
+    assert "create_tag" not in fake_hub.names()
+
+
+def test_a_tag_naming_the_same_content_is_already_pushed(folder, fake_hub):
+    fake_hub.tags = ["v1.0.0"]
+    fake_hub.tagged = json.loads((folder / "build.json").read_text())
+    lines: list[str] = []
+    assert push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lines.append) == "v1.0.0"
+    assert lines == [f"{REPO_ID} already has this content at tag v1.0.0: nothing to push"]
     assert "upload_folder" not in fake_hub.names()
     assert "create_tag" not in fake_hub.names()
 
@@ -213,14 +236,33 @@ def test_dry_run_reports_an_overridden_licence(folder_nc, no_hub, no_token):
 
 
 def test_version_must_match_the_build(folder, no_hub):
-    with pytest.raises(PushError, match=r"built as version 1\.0\.0.*bump the builder's VERSION"):
+    with pytest.raises(PushError, match=r"built as version 1\.0\.0.*rebuild with --version"):
         push_folder(folder, REPO_ID, "1.1.0", dry_run=True, echo=lambda _: None)
 
 
 @pytest.mark.parametrize("version", ["v1.0", "1.0", "1.0.0-rc1", ""])
-def test_version_must_be_x_y_z(folder, no_hub, version):
-    with pytest.raises(PushError, match=r"not a version of the form x\.y\.z"):
+def test_version_must_be_x_y_z(folder, no_hub, version, tmp_path):
+    with pytest.raises(InputError, match=r"not a version of the form x\.y\.z"):
         push_folder(folder, REPO_ID, version, dry_run=True, echo=lambda _: None)
+    result = CliRunner().invoke(
+        main, ["build", "clams", "--langs", "fr", "--version", version, "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 1 and "not a version of the form x.y.z" in result.stderr
+    assert not (tmp_path / "clams").exists()
+
+
+def test_the_version_is_chosen_at_build_time(tmp_path, no_hub):
+    args = ["build", "perturbed-ud", "--langs", "en", "--limit", "10", "--seeds", "1"]
+    result = CliRunner().invoke(main, [*args, "--version", "1.1.0", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "perturbed-ud"
+    manifest = json.loads((folder / "build.json").read_text())
+    assert manifest["version"] == "1.1.0" and manifest["signature"].startswith(
+        "perturbed-ud:1.1.0|"
+    )
+    ds = load_dataset(str(folder), "en_full_seed1", cache_dir=str(tmp_path / "cache"))
+    assert ds["orig"].info.version.version_str == "1.1.0"
+    assert push_folder(folder, REPO_ID, "1.1.0", dry_run=True, echo=lambda _: None) == "v1.1.0"
 
 
 def test_bad_repo_id(folder, no_hub):

@@ -88,6 +88,12 @@ def ud_selection(limit, sample, sample_seed, **_):
     return Selection(limit=limit, sample=sample, sample_seed=sample_seed)
 
 
+dataset_version_option = click.option(
+    "--version", "dataset_version", default="1.0.0", show_default=True,
+    help="x.y.z: recorded in the card, build.json and signature; push tags it v<version>.",
+)  # fmt: skip
+
+
 @main.group()
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
@@ -106,7 +112,10 @@ def build() -> None:
 @click.option("--protocol", type=click.Choice(["paper", "lrec2026"]), default="paper")
 @click.option("--part-fraction", type=float, default=0.5, show_default=True)
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
-def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **source) -> None:
+@dataset_version_option
+def build_perturbed_ud(
+    seeds, families, protocol, part_fraction, workers, dataset_version, **source
+) -> None:
     """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
     from .builders.build import build_perturbed_ud as run
 
@@ -122,6 +131,7 @@ def build_perturbed_ud(seeds, families, protocol, part_fraction, workers, **sour
         split=source["split"],
         workers=workers,
         overwrite=source["overwrite"],
+        version=dataset_version,
     )
     if protocol == "lrec2026":
         _warn_partial_stream([t.lang for t in treebanks])
@@ -154,7 +164,8 @@ def _warn_partial_stream(langs: list[str]) -> None:
 @click.option("--ud-root", type=click.Path(), help="Check varied forms against these treebanks.")
 @click.option("--out", required=True, type=click.Path(), help="Output folder.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
-def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
+@dataset_version_option
+def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite, dataset_version) -> None:
     """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
 
     Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
@@ -168,6 +179,7 @@ def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
         lang=lang,
         ud_root=ud_root,
         overwrite=overwrite,
+        version=dataset_version,
     )
     click.echo(f"wrote {folder}")
 
@@ -185,7 +197,8 @@ def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite) -> None:
     "treebank (.conllu or a folder), UDLexicons (.conllul) or UniMorph (other files).",
 )  # fmt: skip
 @click.option("--no-pymorphy", is_flag=True, help="Russian: inflect from lexicons only.")
-def build_spud(seeds, pool_splits, lexicons, no_pymorphy, **source) -> None:
+@dataset_version_option
+def build_spud(seeds, pool_splits, lexicons, no_pymorphy, dataset_version, **source) -> None:
     """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
 
     A config per language and seed with splits orig and nonce, aligned by row.
@@ -209,6 +222,7 @@ def build_spud(seeds, pool_splits, lexicons, no_pymorphy, **source) -> None:
         selection=ud_selection(**source),
         split=source["split"],
         overwrite=source["overwrite"],
+        version=dataset_version,
     )
     click.echo(f"wrote {folder}")
 

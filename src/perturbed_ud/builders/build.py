@@ -14,7 +14,7 @@ from pathlib import Path
 from rich.progress import Progress
 
 from .. import __version__
-from ..data.card import ud_signature, write_card
+from ..data.card import parse_version, ud_signature, write_card
 from ..data.writer import atomic_folder, content_hash
 from ..errors import InputError
 from ..perturb.lrec2026 import Lrec2026Protocol, release_order
@@ -84,8 +84,10 @@ def build_perturbed_ud(
     split: str = "test",
     workers: int = 1,
     overwrite: bool = False,
+    version: str = builder.VERSION,
 ) -> Path:
-    """Build ``<out>/perturbed-ud`` and return its path."""
+    """Build ``<out>/perturbed-ud`` as dataset ``version`` and return its path."""
+    parse_version(version)
     selection = selection or Selection()
     families = [f for f in builder.FAMILIES if f in families]
     proto = make_protocol(protocol, part_fraction)
@@ -106,10 +108,10 @@ def build_perturbed_ud(
         manifest = {
             "dataset": builder.NAME,
             "pretty_name": builder.PRETTY_NAME,
-            "version": builder.VERSION,
+            "version": version,
             "toolkit_version": __version__,
             "signature": ud_signature(
-                builder.NAME, builder.VERSION, parameters, selection, split, treebanks
+                builder.NAME, version, parameters, selection, split, treebanks
             ),
             "content_sha256": content_hash(root),
             "parameters": parameters | {"families": ",".join(families)},

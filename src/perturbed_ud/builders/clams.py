@@ -20,7 +20,7 @@ from pathlib import Path
 from datasets import Features, List, Value
 
 from .. import __version__
-from ..data.card import CardText, markdown_table, write_card
+from ..data.card import CardText, markdown_table, parse_version, write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
 from ..errors import GrammarError, InputError
 from ..files import file_sha256
@@ -293,13 +293,13 @@ def _generate(writer: ParquetSplitWriter, source: GrammarSource) -> dict:
     }
 
 
-def _signature(langs: list[str], sources: list[dict]) -> str:
+def _signature(version: str, langs: list[str], sources: list[dict]) -> str:
     digest = hashlib.sha256()
     for source in sources:
         for f in source["files"]:
             digest.update(f"{source['lang']}\t{f['name']}\t{f['sha256']}\n".encode())
     parts = [
-        f"{NAME}:{VERSION}",
+        f"{NAME}:{version}",
         "langs:" + ",".join(langs),
         f"grammars:{digest.hexdigest()[:16]}",
         f"toolkit:{__version__}",
@@ -393,12 +393,15 @@ def build_clams(
     lang: str | None = None,
     ud_root: str | Path | None = None,
     overwrite: bool = False,
+    version: str = VERSION,
 ) -> Path:
-    """Build ``<out>/clams`` from the grammars of each language and return its path.
+    """Build ``<out>/clams`` as dataset ``version`` from the grammars of each language and
+    return its path.
 
     With ``ud_root``, every varied form's number is checked against the UD treebanks there
     (and pymorphy3 for Russian); the card lists the forms no source confirms.
     """
+    parse_version(version)
     embedded = grammar_dir is None
     sources = select_languages(find_languages(grammar_dir, lang), langs)
     for source in sources:
@@ -423,9 +426,9 @@ def build_clams(
         manifest = {
             "dataset": NAME,
             "pretty_name": PRETTY_NAME,
-            "version": VERSION,
+            "version": version,
             "toolkit_version": __version__,
-            "signature": _signature(names, described),
+            "signature": _signature(version, names, described),
             "content_sha256": content_hash(root),
             "parameters": {"langs": ",".join(names), "grammar_dir": grammars},
             "sources": described,

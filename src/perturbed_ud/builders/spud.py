@@ -25,6 +25,7 @@ from ..data.card import (
     CardText,
     build_parameters,
     markdown_table,
+    parse_version,
     rate,
     treebank_citations,
     treebank_table,
@@ -318,12 +319,14 @@ def _file(path: Path) -> dict:
     return {"name": path.name, "sha256": file_sha256(path)}
 
 
-def _signature(parameters: dict, selection: Selection, split: str, treebanks, read) -> str:
+def _signature(
+    version: str, parameters: dict, selection: Selection, split: str, treebanks, read
+) -> str:
     digest = hashlib.sha256()
     for lang in sorted(read):
         digest.update(json.dumps(read[lang], sort_keys=True).encode())
     resources = f"resources:{digest.hexdigest()[:16]}"
-    return ud_signature(NAME, VERSION, parameters, selection, split, treebanks, resources)
+    return ud_signature(NAME, version, parameters, selection, split, treebanks, resources)
 
 
 def _rate(pair: list[int]) -> str:
@@ -424,8 +427,10 @@ def build_spud(
     selection: Selection | None = None,
     split: str = "test",
     overwrite: bool = False,
+    version: str = VERSION,
 ) -> Path:
-    """Build ``<out>/spud`` and return its path."""
+    """Build ``<out>/spud`` as dataset ``version`` and return its path."""
+    parse_version(version)
     selection = selection or Selection()
     seeds = list(seeds)
     langs = [i.treebank.lang for i in inputs]
@@ -464,9 +469,9 @@ def build_spud(
         manifest = {
             "dataset": NAME,
             "pretty_name": PRETTY_NAME,
-            "version": VERSION,
+            "version": version,
             "toolkit_version": __version__,
-            "signature": _signature(parameters, selection, split, treebanks, read),
+            "signature": _signature(version, parameters, selection, split, treebanks, read),
             "content_sha256": content_hash(root),
             "parameters": parameters,
             "split": split,

@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from datasets.utils.version import Version
 from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
 
 from ..errors import PushError
-from .card import inputs
+from .card import inputs, parse_version
 from .licences import publishing_problem
 
 LICENCE_FLAG = "--allow-licence-risk"
@@ -48,13 +47,6 @@ def _manifest(folder: Path) -> dict:
     if absent:
         raise PushError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
     return manifest
-
-
-def _parse_version(text: str, what: str) -> Version:
-    try:
-        return Version(str(text))
-    except ValueError:
-        raise PushError(f"{what} {text!r} is not a version of the form x.y.z, e.g. 1.0.0") from None
 
 
 def _input_kind(manifest: dict) -> str:
@@ -98,12 +90,12 @@ def push_folder(
     """
     folder = Path(folder)
     manifest = _manifest(folder)
-    wanted = _parse_version(version, "--version")
-    built = _parse_version(manifest["version"], f"{folder / 'build.json'} version")
+    wanted = parse_version(version, "--version")
+    built = parse_version(manifest["version"], f"{folder / 'build.json'} version")
     if wanted != built:
         raise PushError(
             f"the folder was built as version {manifest['version']}, not {version}: "
-            "bump the builder's VERSION and rebuild, or push the version it was built as"
+            "rebuild with --version, or push the version it was built as"
         )
     try:
         validate_repo_id(repo_id)
@@ -155,9 +147,17 @@ def push_folder(
         step = "listing the repo's tags"
         refs = api.list_repo_refs(repo_id, repo_type="dataset")
         if any(ref.name == tag for ref in refs.tags):
-            raise PushError(
-                f"{repo_id} already has tag {tag}: bump the builder's VERSION and rebuild"
-            )
+            step = f"reading build.json at tag {tag}"
+            tagged = api.hf_hub_download(repo_id, "build.json", repo_type="dataset", revision=tag)
+            ours = manifest["content_sha256"]
+            theirs = json.loads(Path(tagged).read_text(encoding="utf-8")).get("content_sha256")
+            if theirs != ours:
+                raise PushError(
+                    f"{repo_id} already has tag {tag} for other content (sha256 {theirs}, "
+                    f"this folder {ours}): rebuild with a new --version"
+                )
+            echo(f"{repo_id} already has this content at tag {tag}: nothing to push")
+            return tag
         step = "uploading the folder"
         api.upload_folder(
             repo_id=repo_id,
