@@ -203,3 +203,24 @@ def test_lrec2026_protocol_reproduces_the_released_items(tmp_path):
                 assert ours[j]["target_form"] == row["target_token"]
                 j += 1
             assert len(ours) - len(theirs) <= 10
+
+
+def test_rows_are_written_by_column_name():
+    """Key order does not matter; a missing or unknown column is refused, not nulled."""
+    from perturbed_ud.builders.clams import FEATURES as PAIR_FEATURES
+    from perturbed_ud.builders.clams import pair_row
+    from perturbed_ud.data.writer import rows_table
+    from perturbed_ud.grammar.expand import MinimalPair
+
+    pair = MinimalPair(
+        construction="simple_agrmt", item=0, template=1, good="the cat walks",
+        bad="the cat walk", good_form="walks", bad_form="walk", good_positions=(2,),
+        bad_positions=(2,), preterminal="V", good_attributes=("3", "s"),
+        bad_attributes=("3", "p"),
+    )  # fmt: skip
+    row = pair_row("en", pair, 0)
+    shuffled = dict(reversed(row.items()))
+    assert rows_table([shuffled], PAIR_FEATURES).to_pylist() == [row]
+    for bad in ({k: v for k, v in row.items() if k != "bad_form"}, row | {"badform": "x"}):
+        with pytest.raises(ValueError, match="row columns differ from the features"):
+            rows_table([bad], PAIR_FEATURES)

@@ -21,7 +21,7 @@ from datasets import Features, List, Value
 
 from .. import __version__
 from ..data.card import CardText, markdown_table, parse_version, write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, rows_table
 from ..errors import GrammarError, InputError
 from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
@@ -241,32 +241,30 @@ def _read(source: GrammarSource) -> None:
     source.grammars = grammars
 
 
-def pair_row(lang: str, pair: MinimalPair, k: int) -> tuple:
-    """The values of `FEATURES`, in order, for the k-th pair of a minimal set."""
-    return (
-        f"{lang}/{pair.construction}/{pair.item}-{k}",
-        lang,
-        pair.construction,
-        pair.item,
-        pair.template,
-        pair.good,
-        pair.bad,
-        pair.good_form,
-        pair.bad_form,
-        list(pair.good_positions),
-        list(pair.bad_positions),
-        pair.preterminal,
-        list(pair.good_attributes),
-        list(pair.bad_attributes),
-        list(pair.varied_attributes),
-    )
+def pair_row(lang: str, pair: MinimalPair, k: int) -> dict:
+    """The k-th pair of a minimal set, by `FEATURES` column name."""
+    return {
+        "pair_id": f"{lang}/{pair.construction}/{pair.item}-{k}",
+        "lang": lang,
+        "construction": pair.construction,
+        "item": pair.item,
+        "template": pair.template,
+        "sentence_good": pair.good,
+        "sentence_bad": pair.bad,
+        "good_form": pair.good_form,
+        "bad_form": pair.bad_form,
+        "good_positions": list(pair.good_positions),
+        "bad_positions": list(pair.bad_positions),
+        "preterminal": pair.preterminal,
+        "good_attributes": list(pair.good_attributes),
+        "bad_attributes": list(pair.bad_attributes),
+        "varied_attributes": list(pair.varied_attributes),
+    }
 
 
-def _write(writer: ParquetSplitWriter, lang: str, name: str, rows: list[tuple]) -> None:
+def _write(writer: ParquetSplitWriter, lang: str, name: str, rows: list[dict]) -> None:
     for start in range(0, len(rows), CHUNK_PAIRS):
-        columns = zip(*rows[start : start + CHUNK_PAIRS], strict=True)
-        arrow = table(dict(zip(FEATURES, map(list, columns), strict=True)), FEATURES)
-        writer.write(lang, name, arrow)
+        writer.write(lang, name, rows_table(rows[start : start + CHUNK_PAIRS], FEATURES))
 
 
 def _generate(writer: ParquetSplitWriter, source: GrammarSource) -> dict:

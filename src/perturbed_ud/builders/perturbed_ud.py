@@ -14,7 +14,7 @@ from pathlib import Path
 
 from datasets import Features, List, Value
 
-from ..data.writer import ParquetSplitWriter, table
+from ..data.writer import ParquetSplitWriter, rows_table
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
 from ..perturb.word_order import identity, inverse
@@ -84,18 +84,18 @@ def splits_of(family: str) -> list[str]:
     return ["orig", family, "orig_lemma", f"{family}_lemma"]
 
 
-def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> tuple:
-    """(permutation, upos, lemmas, feats, heads, deprels) in the new word order; heads are
-    renumbered to the new positions."""
+def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> dict:
+    """The permutation and the word annotations in the new word order; heads are renumbered
+    to the new positions."""
     heads = [perm[h - 1] + 1 if h else 0 for h in s.heads]
-    return (
-        perm,
-        [s.upos[i] for i in order],
-        [s.lemmas[i] for i in order],
-        [s.feats[i] for i in order],
-        [heads[i] for i in order],
-        [s.deprels[i] for i in order],
-    )
+    return {
+        "permutation": perm,
+        "upos": [s.upos[i] for i in order],
+        "lemmas": [s.lemmas[i] for i in order],
+        "feats": [s.feats[i] for i in order],
+        "heads": [heads[i] for i in order],
+        "deprels": [s.deprels[i] for i in order],
+    }
 
 
 def sentence_rows(
@@ -106,14 +106,16 @@ def sentence_rows(
     seed: int,
     families: Iterable[str],
     lemma_words: list[str],
-) -> Iterable[tuple[str, tuple]]:
-    """(split, row) for every condition of one sentence; a row holds the values of
-    `FEATURES` in order. ``lemma_words`` are the sentence's +L words."""
+) -> Iterable[tuple[str, dict]]:
+    """(split, row) for every condition of one sentence, each row by `FEATURES` column name.
+    ``lemma_words`` are the sentence's +L words."""
     t = plan.target
-    item = (f"{treebank}/{s.sent_id}/seed{seed}", treebank, lang, s.sent_id, seed)
-    target = (s.forms[t], lemma_words[t], s.upos[t])
+    item = {"item_id": f"{treebank}/{s.sent_id}/seed{seed}", "treebank": treebank,
+            "lang": lang, "sent_id": s.sent_id, "seed": seed}  # fmt: skip
+    target = {"target_form": s.forms[t], "target_lemma": lemma_words[t], "target_upos": s.upos[t]}
     unchanged = identity(len(s.forms))
-    orig = (unchanged, s.upos, s.lemmas, s.feats, s.heads, s.deprels)
+    orig = {"permutation": unchanged, "upos": s.upos, "lemmas": s.lemmas, "feats": s.feats,
+            "heads": s.heads, "deprels": s.deprels}  # fmt: skip
     orders = [("orig", unchanged, orig, s.forms, lemma_words)]
     for family in families:
         perm = plan.perms[family]
@@ -126,8 +128,9 @@ def sentence_rows(
         position = perm[t]
         for split, words in ((name, forms), (f"{name}_lemma", lemmas)):
             if split not in plan.dropped:
-                head = (split, s.text, words, position, words[position])
-                yield split, item + head + target + annotations
+                head = {"condition": split, "text": s.text, "words": words,
+                        "target_index": position, "target": words[position]}  # fmt: skip
+                yield split, item | head | target | annotations
 
 
 @dataclass
@@ -242,8 +245,7 @@ def _write_chunk(writer, job, treebank, chunk, states, per_seed: dict[int, SeedS
             ):
                 rows.setdefault((seed, split), []).append(row)
     for (seed, split), split_rows in rows.items():
-        values = zip(*split_rows, strict=True)  # rows -> columns
-        arrow = table(dict(zip(FEATURES, map(list, values), strict=True)), FEATURES)
+        arrow = rows_table(split_rows, FEATURES)
         per_seed[seed].rows[split] += arrow.num_rows
         family = split.removesuffix("_lemma")
         families = job.families if family == "orig" else [family]

@@ -114,6 +114,19 @@ def table(columns: dict[str, list], features: Features) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=features.arrow_schema)
 
 
+def rows_table(rows: list[dict], features: Features) -> pa.Table:
+    """Rows built by column name as a table; a row with a missing or unknown column is a bug
+    (Arrow alone would fill the gap with nulls and drop the extra)."""
+    names = set(features)
+    for row in rows:
+        if row.keys() != names:
+            raise ValueError(
+                f"row columns differ from the features: missing {sorted(names - row.keys())}, "
+                f"unknown {sorted(row.keys() - names)}"
+            )
+    return pa.Table.from_pylist(rows, schema=features.arrow_schema)
+
+
 def content_hash(root: Path) -> str:
     """sha256 over every Parquet file's relative path and bytes, in sorted order."""
     digest = hashlib.sha256()
