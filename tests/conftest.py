@@ -66,6 +66,20 @@ def _offline_hub(monkeypatch, tmp_path):
     monkeypatch.delenv("PERTURBED_UD_ROOT", raising=False)
 
 
+@pytest.fixture
+def no_hub(monkeypatch):
+    """An HfApi that fails the test if anything tries to reach the Hub, and no saved token."""
+    import perturbed_ud.data.push as push_module
+
+    class NoHub:
+        def __init__(self, *args, **kwargs):
+            pytest.fail("HfApi was instantiated")
+
+    monkeypatch.setattr(push_module, "HfApi", NoHub)
+    monkeypatch.setattr(push_module, "get_token", lambda: None)
+    return NoHub
+
+
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory):
     from tiny_models import wordpiece_bert

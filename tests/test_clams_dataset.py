@@ -21,7 +21,6 @@ from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_clams_refere
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
-import perturbed_ud.data.push as push_module
 from perturbed_ud.cli import main
 from perturbed_ud.grammar import evalset_lines, generate_folder
 
@@ -112,16 +111,6 @@ def built(request) -> Built:
 @pytest.fixture(scope="module")
 def packaged_built(packaged) -> Built:
     return Built(packaged, PACKAGED, (), PACKAGED_LANGS, PACKAGED / "fr")
-
-
-@pytest.fixture
-def no_hub(monkeypatch):
-    class NoHub:
-        def __init__(self, *args, **kwargs):
-            pytest.fail("HfApi was instantiated")
-
-    monkeypatch.setattr(push_module, "HfApi", NoHub)
-    monkeypatch.setattr(push_module, "get_token", lambda: None)
 
 
 def fr_copy(tmp_path: Path, name: str = "fr") -> Path:

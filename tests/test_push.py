@@ -55,18 +55,6 @@ def _files(folder) -> dict[str, int]:
 
 
 @pytest.fixture
-def no_hub(monkeypatch):
-    """An HfApi that fails the test if anything tries to reach the Hub."""
-
-    class NoHub:
-        def __init__(self, *args, **kwargs):
-            pytest.fail("HfApi was instantiated")
-
-    monkeypatch.setattr(push_module, "HfApi", NoHub)
-    return NoHub
-
-
-@pytest.fixture
 def fake_hub(monkeypatch, tmp_path):
     """A recording HfApi; set ``tags`` to the tags the remote repo already has, ``tagged`` to
     the build.json they name."""
