@@ -14,8 +14,8 @@ README.md are copied unchanged. ``sample.json`` records per file its UD release,
 the released file, and the sentences, words, multiword tokens and empty nodes kept, counted
 from the lines alone, independently of the toolkit's reader, so tests can check the reader.
 
-    python scripts/make_ud_samples.py tests --ud-root ../shared/ud --out tests/data/ud
-    python scripts/make_ud_samples.py pud --ud-root ../shared/ud --out src/perturbed_ud/ud/pud
+    python scripts/make_ud_samples.py tests --ud-root UD_ROOT --out tests/data/ud
+    python scripts/make_ud_samples.py pud --ud-root UD_ROOT --out src/perturbed_ud/ud/pud
 """
 
 from __future__ import annotations
@@ -153,14 +153,19 @@ def excerpt(path: Path, first: int, words: set[str], seen: set) -> str:
     return "".join(kept)
 
 
-def releases(ud_root: Path) -> dict[str, str]:
-    """Folder -> UD release, from the table in the UD folder's own README."""
-    found = {}
-    for row in (ud_root / "README.md").read_text(encoding="utf-8").splitlines():
+def release_of(ud_root: Path, folder: str) -> str:
+    """A treebank's UD release: from a table in the root's README.md (folder | … | release, 11
+    columns) where there is one, else as a build would record it (the release archive's
+    folder name, or the treebank's README changelog)."""
+    readme = ud_root / "README.md"
+    rows = readme.read_text(encoding="utf-8").splitlines() if readme.is_file() else []
+    for row in rows:
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        if len(cells) == 11 and cells[0].startswith("UD_"):
-            found[cells[0]] = cells[10].replace("*", "").split()[0]
-    return found
+        if len(cells) == 11 and cells[0] == folder:
+            return cells[10].replace("*", "").split()[0]
+    from perturbed_ud.ud.sources import from_ud_root
+
+    return from_ud_root(ud_root, language_code(folder), folder, "test").release
 
 
 def describe(name: str, text: str, full: str, release: str) -> dict:
@@ -184,7 +189,6 @@ def copy_attribution(source: Path, target: Path) -> None:
 
 
 def write_tests_sample(ud_root: Path, out: Path) -> dict:
-    release = releases(ud_root)
     words = {lang: clams_words(lang) for lang in CLAMS_LANGS}
     seen: dict[str, set] = {}
     manifest: dict = {}
@@ -195,12 +199,13 @@ def write_tests_sample(ud_root: Path, out: Path) -> dict:
         text = excerpt(path, first, words.get(lang, set()), seen.setdefault(lang, set()))
         (out / folder / path.name).write_text(text, encoding="utf-8", newline="")
         full = path.read_text(encoding="utf-8")
-        manifest.setdefault(folder, []).append(describe(path.name, text, full, release[folder]))
+        manifest.setdefault(folder, []).append(
+            describe(path.name, text, full, release_of(ud_root, folder))
+        )
     return manifest
 
 
 def write_pud_sample(ud_root: Path, out: Path) -> dict:
-    release = releases(ud_root)
     manifest = {}
     for language in PUD_LANGUAGES:
         folder = f"UD_{language}-PUD"
@@ -210,7 +215,7 @@ def write_pud_sample(ud_root: Path, out: Path) -> dict:
         compressed = lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
         (out / folder / f"{path.name}.xz").write_bytes(compressed)
         text = data.decode("utf-8")
-        entry = describe(f"{path.name}.xz", text, text, release[folder])
+        entry = describe(f"{path.name}.xz", text, text, release_of(ud_root, folder))
         manifest[folder] = [entry | {"citation": PUD_CITATION}]
     return manifest
 
