@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .errors import PerturbedUDError
+from .errors import InputError, PerturbedUDError
 from .ud.sources import UD_RELEASE
 
 
@@ -94,9 +94,56 @@ dataset_version_option = click.option(
 )  # fmt: skip
 
 
-@main.group()
+class _Builds(click.Group):
+    """Build subcommands, and release files: ``build builders/<name>.toml --out DIR`` runs the
+    subcommand the file names with the file's version and options."""
+
+    def get_command(self, ctx: click.Context, name: str):
+        from .releases import is_release_file
+
+        if is_release_file(name):
+            return self._release_command(ctx, name)
+        return super().get_command(ctx, name)
+
+    def _release_command(self, ctx: click.Context, path: str) -> click.Command:
+        from .releases import read_release
+
+        release = read_release(path)
+        target = super().get_command(ctx, release.dataset)
+        if target is None:
+            raise InputError(f"{path}: no dataset {release.dataset!r} to build")
+        known = {p.name: p for p in target.params if isinstance(p, click.Option)}
+        values = {}
+        for option, value in release.options.items():
+            param = known.get(option.replace("-", "_")) or next(
+                (p for p in known.values() if f"--{option}" in p.opts), None
+            )
+            if param is None:
+                raise InputError(f"{path}: {release.dataset} has no option --{option}")
+            if param.multiple and isinstance(value, str):
+                value = [value]
+            try:
+                values[param.name] = param.type_cast_value(ctx, value)
+            except click.BadParameter as err:
+                raise InputError(f"{path}: option {option}: {err.message}") from None
+
+        @click.command(name=path, help=f"Build {release.dataset} {release.version} from {path}.")
+        @click.option("--out", required=True, type=click.Path(), help="Output folder.")
+        @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
+        @click.pass_context
+        def run_release(inner: click.Context, out: str, overwrite: bool) -> None:
+            given = values | {"out": out, "overwrite": overwrite}
+            inner.invoke(target, **given, dataset_version=release.version)
+
+        return run_release
+
+
+@main.group(cls=_Builds)
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
+
+    A release file in place of the subcommand (``build builders/perturbed-ud.toml --out DIR``)
+    builds the release it defines.
 
     Treebanks come from the PUD sample shipped with perturbed-ud (the same 1,000 sentences
     in en de es ru zh tr fr ar), or from --files, --ud-root (or $PERTURBED_UD_ROOT), or

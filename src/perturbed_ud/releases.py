@@ -1,0 +1,50 @@
+"""Release definitions: one TOML file per published dataset (``builders/<name>.toml``).
+
+A release names the dataset (the ``build`` subcommand), its version, and the options that
+build it, spelled as on the command line without the dashes (``ud-root``, ``seeds``, …).
+``perturbed-ud build builders/<name>.toml --out DIR`` reproduces it; releasing 1.1.0 is an
+edit of the file.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError
+
+VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+@dataclass(frozen=True)
+class Release:
+    path: Path
+    dataset: str  # the build subcommand, e.g. perturbed-ud
+    version: str  # x.y.z
+    options: dict = field(default_factory=dict)  # option name (dashes) -> value
+
+
+def is_release_file(name: str) -> bool:
+    return name.endswith(".toml") and Path(name).is_file()
+
+
+def read_release(path: str | Path) -> Release:
+    """A release file, checked for its keys; the options are checked by the command."""
+    path = Path(path)
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InputError(f"{path}: cannot read the release: {err}") from err
+    unknown = sorted(set(spec) - {"dataset", "version", "options"})
+    missing = sorted({"dataset", "version"} - set(spec))
+    if unknown or missing:
+        raise InputError(f"{path}: unknown keys {unknown}, missing keys {missing}")
+    if not VERSION.match(str(spec["version"])):
+        raise InputError(f"{path}: version {spec['version']!r} is not of the form x.y.z")
+    options = spec.get("options", {})
+    for reserved in ("out", "overwrite", "version"):
+        if reserved in options:
+            raise InputError(f"{path}: {reserved!r} is not part of a release")
+    return Release(path, str(spec["dataset"]), str(spec["version"]), dict(options))

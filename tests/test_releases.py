@@ -1,0 +1,85 @@
+"""Release definitions in builders/: each one builds what the same command line builds, under
+its own version; a broken definition is a readable error."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from conftest import REPO
+
+from perturbed_ud.cli import build, main
+
+RELEASES = sorted((REPO / "builders").glob("*.toml"))
+
+
+def invoke(*args) -> click.testing.Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("path", RELEASES, ids=[p.name for p in RELEASES])
+def test_every_release_names_a_dataset_and_its_options(path):
+    with click.Context(build) as ctx:
+        command = build.get_command(ctx, str(path))
+    assert command is not None and {p.name for p in command.params} == {"out", "overwrite"}
+    assert path.read_text(encoding="utf-8").startswith("# "), "a header says what it builds"
+
+
+def test_a_release_builds_what_its_command_line_builds(tmp_path):
+    released = invoke("build", REPO / "builders" / "clams.toml", "--out", tmp_path / "a")
+    assert released.exit_code == 0, released.output
+    direct = invoke("build", "clams", "--langs", "en,fr,de,he,ru", "--out", tmp_path / "b")
+    assert direct.exit_code == 0, direct.output
+    assert digests(tmp_path / "a" / "clams") == digests(tmp_path / "b" / "clams")
+
+
+def test_a_release_carries_its_version(tmp_path):
+    path = tmp_path / "small.toml"
+    path.write_text(
+        'dataset = "perturbed-ud"\nversion = "1.1.0"\n\n[options]\nlangs = "en"\n'
+        'limit = 20\nseeds = "1"\ntreebank = "en=UD_English-PUD"\n',
+        encoding="utf-8",
+    )
+    result = invoke("build", path, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "out" / "perturbed-ud" / "build.json").read_text())
+    assert manifest["version"] == "1.1.0"
+    assert manifest["selection"] == {"mode": "first", "n": 20}
+    assert [t["name"] for t in manifest["treebanks"]] == ["UD_English-PUD"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('dataset = "clams"\nversion = "1.0"\n', "version '1.0' is not of the form x.y.z"),
+        ('dataset = "clams"\n', "missing keys ['version']"),
+        ('dataset = "clams"\nversion = "1.0.0"\nlangs = "en"\n', "unknown keys ['langs']"),
+        ('dataset = "nothing"\nversion = "1.0.0"\n', "no dataset 'nothing' to build"),
+        ('dataset = "clams"\nversion = "1.0.0"\n[options]\nseeds = "1"\n',
+         "clams has no option --seeds"),
+        ('dataset = "spud"\nversion = "1.0.0"\n[options]\nlimit = "many"\n',
+         "option limit: 'many' is not a valid integer"),
+        ('dataset = "clams"\nversion = "1.0.0"\n[options]\nout = "x"\n',
+         "'out' is not part of a release"),
+        ("dataset = \n", "cannot read the release"),
+    ],
+)  # fmt: skip
+def test_a_broken_release_is_a_readable_error(tmp_path, text, message):
+    path = tmp_path / "broken.toml"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("build", path, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ") and message in result.stderr
+    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
