@@ -224,3 +224,28 @@ def test_rows_are_written_by_column_name():
     for bad in ({k: v for k, v in row.items() if k != "bad_form"}, row | {"badform": "x"}):
         with pytest.raises(ValueError, match="row columns differ from the features"):
             rows_table([bad], PAIR_FEATURES)
+
+
+def test_protocols_answer_to_their_versioned_and_short_names(tmp_path):
+    from perturbed_ud.errors import InputError
+    from perturbed_ud.registry import PROTOCOLS, Registry
+
+    assert PROTOCOLS.names() == ["lrec2026", "paper", "word_order.lrec2026.v1",
+                                 "word_order.paper.v1"]  # fmt: skip
+    assert PROTOCOLS.get("word_order.paper.v1") is PROTOCOLS.get("paper")
+    with pytest.raises(InputError, match="unknown protocol 'papr'; choose one of lrec2026"):
+        PROTOCOLS.get("papr")
+    fresh = Registry("protocol")
+    fresh.register("word_order.paper.v1")(PROTOCOLS.get("paper"))
+    with pytest.raises(ValueError, match="'paper' is registered twice"):
+        fresh.register("word_order.paper.v2")(PROTOCOLS.get("paper"))
+    assert fresh.names() == ["paper", "word_order.paper.v1"], "nothing half registered"
+    args = ["--ud-root", UD_ROOT, "--langs", "de", "--limit", "20", "--seeds", "1"]
+    for name in ("paper", "word_order.paper.v1"):
+        result = subprocess.run(
+            [sys.executable, "-m", "perturbed_ud.cli", "build", "perturbed-ud", *map(str, args),
+             "--protocol", name, "--out", str(tmp_path / name)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+    assert parquet_digests(tmp_path / "paper") == parquet_digests(tmp_path / "word_order.paper.v1")

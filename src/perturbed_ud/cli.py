@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from .errors import InputError, PerturbedUDError
+from .perturb import lrec2026, paper  # noqa: F401 (they register their protocols)
+from .registry import PROTOCOLS
 from .ud.sources import UD_RELEASE
 
 
@@ -156,7 +158,8 @@ def build() -> None:
 @ud_source_options
 @click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
 @click.option("--families", default="full,part,head", show_default=True)
-@click.option("--protocol", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
+              help="paper (the paper's text) or lrec2026 (its released code).")  # fmt: skip
 @click.option("--part-fraction", type=float, default=0.5, show_default=True)
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
 @dataset_version_option
@@ -180,22 +183,20 @@ def build_perturbed_ud(
         overwrite=source["overwrite"],
         version=dataset_version,
     )
-    if protocol == "lrec2026":
-        _warn_partial_stream([t.lang for t in treebanks])
+    order = PROTOCOLS.get(protocol)(part_fraction).stream_order
+    if order is not None:
+        _warn_partial_stream(protocol, order, [t.lang for t in treebanks])
     click.echo(f"wrote {folder}")
 
 
-def _warn_partial_stream(langs: list[str]) -> None:
+def _warn_partial_stream(protocol: str, order: list[str], langs: list[str]) -> None:
     """The released run drew one random stream over its languages in order; leaving an
     earlier one out shifts every later language's draws."""
-    from .perturb.lrec2026 import release_order
-
-    order = release_order()
     last = max((order.index(lang) for lang in langs if lang in order), default=-1)
     missing = [lang for lang in order[:last] if lang not in langs]
     if missing:
         click.echo(
-            f"warning: without {', '.join(missing)} the lrec2026 stream differs from the "
+            f"warning: without {', '.join(missing)} the {protocol} stream differs from the "
             "released run for the languages after them",
             err=True,
         )

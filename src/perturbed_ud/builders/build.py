@@ -17,21 +17,16 @@ from .. import __version__
 from ..data.card import parse_version, ud_signature, write_card
 from ..data.writer import atomic_folder, content_hash
 from ..errors import InputError
-from ..perturb.lrec2026 import Lrec2026Protocol, release_order
-from ..perturb.paper import PaperProtocol
+from ..perturb import lrec2026, paper  # noqa: F401 (they register their protocols)
+from ..registry import PROTOCOLS
 from ..ud.selection import Selection
 from ..ud.sources import Treebank
 from . import perturbed_ud as builder
 
 
 def make_protocol(name: str, part_fraction: float = 0.5):
-    if name == "paper":
-        return PaperProtocol(part_fraction)
-    if name == "lrec2026":
-        if part_fraction != 0.5:
-            raise InputError("the lrec2026 protocol fixes the part fraction at 0.5")
-        return Lrec2026Protocol()
-    raise ValueError(f"unknown protocol {name!r}; choose paper or lrec2026")
+    """A registered word-order protocol by name (``paper`` or ``word_order.paper.v1``)."""
+    return PROTOCOLS.get(name)(part_fraction)
 
 
 def plan_jobs(treebanks, seeds, families, protocol, selection, root) -> list[builder.Job]:
@@ -39,11 +34,11 @@ def plan_jobs(treebanks, seeds, families, protocol, selection, root) -> list[bui
     duplicated = {lang for lang in langs if langs.count(lang) > 1}
     if duplicated:
         raise InputError(f"more than one treebank for {sorted(duplicated)}: build them separately")
-    if isinstance(protocol, Lrec2026Protocol):
-        order = release_order()
+    order = protocol.stream_order
+    if order is not None:  # one random stream runs over the treebanks in this order
         unknown = [lang for lang in langs if lang not in order]
         if unknown:
-            raise InputError(f"the lrec2026 protocol covers {order}, not {unknown}")
+            raise InputError(f"the {protocol.name} protocol covers {order}, not {unknown}")
         ordered = sorted(treebanks, key=lambda t: order.index(t.lang))
         return [builder.Job(ordered, [seed], families, protocol, selection, root) for seed in seeds]
     return [builder.Job([t], list(seeds), families, protocol, selection, root) for t in treebanks]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import random
 
+from ..errors import InputError
 from ..lexicons import load_toml
+from ..registry import PROTOCOLS
 from ..ud.conllu_io import Sentence
 from .plan import SentencePlan, has_visible_text
 from .word_order import head_swap, identity, part_scramble
@@ -30,9 +32,17 @@ def clamped_heads(heads: list[int]) -> list[int]:
     return [h - 1 if 0 < h <= i else -1 for i, h in enumerate(heads)]
 
 
+@PROTOCOLS.register("word_order.lrec2026.v1")
 class Lrec2026Protocol:
+    """The released code: one random stream over the languages in the released order."""
+
     name = "lrec2026"
-    part_fraction = 0.5
+
+    def __init__(self, part_fraction: float = 0.5):
+        if part_fraction != 0.5:
+            raise InputError("the lrec2026 protocol fixes the part fraction at 0.5")
+        self.part_fraction = part_fraction
+        self.stream_order = release_order()
 
     def params(self) -> dict:
         return {"protocol": self.name, "part_fraction": self.part_fraction}

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..lexicons import stoplist
+from ..registry import PROTOCOLS
 from ..rng import KeyedDraws
 from ..ud.conllu_io import Sentence
 from .plan import SentencePlan, has_visible_text
 from .word_order import CONTENT_UPOS, full_scramble, head_swap, part_scramble
 
 
+@PROTOCOLS.register("word_order.paper.v1")
 class PaperProtocol:
+    """The paper's text: keyed draws, content-word targets, punctuation in place."""
+
     name = "paper"
+    stream_order = None  # every draw is keyed: treebanks build independently
 
     def __init__(self, part_fraction: float = 0.5):
         if not 0 < part_fraction <= 1:
