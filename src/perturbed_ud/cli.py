@@ -338,9 +338,15 @@ def run_task_command(evaluate_fn, settings_cls, settings: dict, run: dict) -> No
     click.echo(f"wrote {folder}")
 
 
+scoring_option = click.option(
+    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
+    help="paper, or lrec2026: the released code's word matching and top-k.",
+)  # fmt: skip
+
+
 @evaluate.command("masked-word")
 @run_options
-@click.option("--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@scoring_option
 @click.option("--beam", type=int, default=8, show_default=True)
 @click.option("--top-k", type=int, default=5, show_default=True)
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
@@ -420,7 +426,7 @@ def summarize(items, out, balance, bootstrap, run_seed) -> None:
 @click.option("--tokenizer", required=True, help="Tokenizer name or path (from_pretrained).")
 @click.option("--revision", help="Tokenizer revision.")
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
-@click.option("--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper")
+@scoring_option
 @click.option("--out", required=True, type=click.Path(), help="Folder of the balanced dataset.")
 @click.option("--overwrite", is_flag=True)
 def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:
