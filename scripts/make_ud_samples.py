@@ -107,16 +107,19 @@ def counts(text: str) -> tuple[int, int, int, int]:
 
 
 def verbal_readings(block: str) -> set[tuple[str, str, str]]:
-    """(lower-cased form, Number, Person) of the indicative verbs and auxiliaries of a block,
+    """(normalised form, Number, Person) of the indicative verbs and auxiliaries of a block,
     the evidence the CLAMS grammar checks look up."""
+    from perturbed_ud.grammar.morphology import VERBAL_UPOS, normalise
+    from perturbed_ud.ud.conllu_io import parse_feats
+
     found = set()
     for line in block.splitlines():
         cols = line.split("\t")
-        if len(cols) != 10 or not cols[0].isdigit() or cols[3] not in ("VERB", "AUX"):
+        if len(cols) != 10 or not cols[0].isdigit() or cols[3] not in VERBAL_UPOS:
             continue
-        feats = dict(f.split("=", 1) for f in cols[5].split("|") if "=" in f)
+        feats = parse_feats(cols[5])
         if "Number" in feats and feats.get("Mood", "Ind") == "Ind":
-            found.add((cols[1].lower().replace("ё", "е"), feats["Number"], feats.get("Person", "")))
+            found.add((normalise(cols[1]), feats["Number"], feats.get("Person", "")))
     return found
 
 

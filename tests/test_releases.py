@@ -63,7 +63,7 @@ def test_a_release_carries_its_version(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('dataset = "clams"\nversion = "1.0"\n', "version '1.0' is not of the form x.y.z"),
+        ('dataset = "clams"\nversion = "1.0"\n', "'1.0' is not a version of the form x.y.z"),
         ('dataset = "clams"\n', "missing keys ['version']"),
         ('dataset = "clams"\nversion = "1.0.0"\nlangs = "en"\n', "unknown keys ['langs']"),
         ('dataset = "nothing"\nversion = "1.0.0"\n', "no dataset 'nothing' to build"),
@@ -73,6 +73,8 @@ def test_a_release_carries_its_version(tmp_path):
          "option limit: 'many' is not a valid integer"),
         ('dataset = "clams"\nversion = "1.0.0"\n[options]\nout = "x"\n',
          "'out' is not part of a release"),
+        ('dataset = "clams"\nversion = "1.0.0"\n[options]\ndataset_version = "2.0.0"\n',
+         "'dataset_version' is not part of a release"),
         ("dataset = \n", "cannot read the release"),
     ],
 )  # fmt: skip

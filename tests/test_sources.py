@@ -88,6 +88,10 @@ def test_sample_errors_point_to_the_other_sources():
         resolve(["en"], split="test", ud_root=str(UD_ROOT), fetch=True)
     with pytest.raises(SourceError, match="choose one source"):
         resolve(["en"], split="test", files=[str(EWT_TEST)], ud_root=str(UD_ROOT))
+    with pytest.raises(SourceError, match="--offline applies to --download"):
+        resolve(["en"], split="test", offline=True)
+    with pytest.raises(SourceError, match="--ud-release applies to local copies"):
+        resolve(["en"], split="test", ud_release="r2.16")
 
 
 def test_a_damaged_sample_is_refused(tmp_path, monkeypatch):

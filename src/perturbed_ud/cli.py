@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from .errors import InputError, PerturbedUDError
-from .perturb import lrec2026, paper  # noqa: F401 (they register their protocols)
 from .registry import PROTOCOLS
 from .ud.sources import UD_RELEASE
 
@@ -90,8 +89,16 @@ def ud_selection(limit, sample, sample_seed, **_):
     return Selection(limit=limit, sample=sample, sample_seed=sample_seed)
 
 
+def _checked_version(ctx, param, value: str) -> str:
+    from .releases import parse_version
+
+    parse_version(value)
+    return value
+
+
 dataset_version_option = click.option(
     "--version", "dataset_version", default="1.0.0", show_default=True,
+    callback=_checked_version,
     help="x.y.z: recorded in the card, build.json and signature; push tags it v<version>.",
 )  # fmt: skip
 
@@ -122,6 +129,8 @@ class _Builds(click.Group):
             )
             if param is None:
                 raise InputError(f"{path}: {release.dataset} has no option --{option}")
+            if param.name in ("out", "overwrite", "dataset_version"):
+                raise InputError(f"{path}: {option!r} is not part of a release")
             if param.multiple and isinstance(value, str):
                 value = [value]
             try:

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import lzma
 import os
+import zlib
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -13,6 +14,8 @@ from .errors import InputError, OutputError
 
 # A file as stored: plain, or compressed with one of these (suffix -> opener).
 COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
+# What reading a damaged or unreadable file raises, plain or compressed.
+READ_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
 
 def open_decompressed(path: str | Path) -> BinaryIO:
@@ -26,7 +29,7 @@ def file_sha256(path: str | Path) -> str:
     try:
         with open_decompressed(path) as f:
             return hashlib.file_digest(f, "sha256").hexdigest()
-    except (OSError, EOFError, lzma.LZMAError) as err:
+    except READ_ERRORS as err:
         raise InputError(f"cannot read {path}: {err}") from err
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .errors import InputError
 
-VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+# A dataset version as `datasets` reads it from a card: x.y.z.
+VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,15 @@ class Release:
     dataset: str  # the build subcommand, e.g. perturbed-ud
     version: str  # x.y.z
     options: dict = field(default_factory=dict)  # option name (dashes) -> value
+
+
+def parse_version(text: object, what: str = "--version") -> tuple[int, int, int]:
+    """(major, minor, patch) of an x.y.z version; anything else is an `InputError`."""
+    match = VERSION.match(str(text))
+    if match is None:
+        raise InputError(f"{what} {str(text)!r} is not a version of the form x.y.z, e.g. 1.0.0")
+    major, minor, patch = map(int, match.groups())
+    return major, minor, patch
 
 
 def is_release_file(name: str) -> bool:
@@ -41,10 +51,5 @@ def read_release(path: str | Path) -> Release:
     missing = sorted({"dataset", "version"} - set(spec))
     if unknown or missing:
         raise InputError(f"{path}: unknown keys {unknown}, missing keys {missing}")
-    if not VERSION.match(str(spec["version"])):
-        raise InputError(f"{path}: version {spec['version']!r} is not of the form x.y.z")
-    options = spec.get("options", {})
-    for reserved in ("out", "overwrite", "version"):
-        if reserved in options:
-            raise InputError(f"{path}: {reserved!r} is not part of a release")
-    return Release(path, str(spec["dataset"]), str(spec["version"]), dict(options))
+    parse_version(spec["version"], f"{path}: version")
+    return Release(path, str(spec["dataset"]), str(spec["version"]), dict(spec.get("options", {})))

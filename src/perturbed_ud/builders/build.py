@@ -14,11 +14,11 @@ from pathlib import Path
 from rich.progress import Progress
 
 from .. import __version__
-from ..data.card import parse_version, ud_signature, write_card
+from ..data.card import ud_signature, write_card
 from ..data.writer import atomic_folder, content_hash
 from ..errors import InputError
-from ..perturb import lrec2026, paper  # noqa: F401 (they register their protocols)
 from ..registry import PROTOCOLS
+from ..releases import parse_version
 from ..ud.selection import Selection
 from ..ud.sources import Treebank
 from . import perturbed_ud as builder

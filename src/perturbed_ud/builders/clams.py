@@ -20,7 +20,7 @@ from pathlib import Path
 from datasets import Features, List, Value
 
 from .. import __version__
-from ..data.card import CardText, markdown_table, parse_version, write_card
+from ..data.card import CardText, markdown_table, write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, rows_table
 from ..errors import GrammarError, InputError
 from ..files import file_sha256
@@ -28,6 +28,7 @@ from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
 from ..grammar.parser import Grammar
+from ..releases import parse_version
 
 NAME = "clams"
 VERSION = "1.0.0"

@@ -25,7 +25,6 @@ from ..data.card import (
     CardText,
     build_parameters,
     markdown_table,
-    parse_version,
     rate,
     treebank_citations,
     treebank_table,
@@ -44,6 +43,7 @@ from ..perturb.inflection import (
 )
 from ..perturb.nonce import REASONS, build_pool, nonce_sentence
 from ..perturb.surface_rules import citation_form, lemma_key
+from ..releases import parse_version
 from ..rng import KeyedDraws
 from ..ud import columns
 from ..ud.columns import SentenceColumns

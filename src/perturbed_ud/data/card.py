@@ -20,12 +20,11 @@ import json
 from dataclasses import dataclass, field
 
 from datasets.utils.metadata import MetadataConfigs
-from datasets.utils.version import Version
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .. import __version__
-from ..errors import InputError
 from .licences import hub_licence
+from .markdown import markdown_table
 from .writer import split_pattern
 
 UD_CITATION = """\
@@ -92,22 +91,6 @@ def yaml_metadata(
             for name in manifest["configs"]
         ]
     return data
-
-
-def parse_version(text: str, what: str = "--version") -> Version:
-    """A dataset version, ``x.y.z`` as `datasets` reads it from a card."""
-    try:
-        return Version(str(text))
-    except ValueError:
-        raise InputError(
-            f"{what} {text!r} is not a version of the form x.y.z, e.g. 1.0.0"
-        ) from None
-
-
-def markdown_table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def rate(pair: list[int], digits: int = 3) -> str:

@@ -17,7 +17,8 @@ from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
 
 from ..errors import PushError
-from .card import inputs, parse_version
+from ..releases import parse_version
+from .card import inputs
 from .licences import publishing_problem
 
 LICENCE_FLAG = "--allow-licence-risk"
@@ -37,7 +38,7 @@ def _manifest(folder: Path) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as err:
         raise PushError(f"{path} is not valid JSON: {err}") from None
-    keys = ("dataset", "version", "treebanks", "configs")
+    keys = ("dataset", "version", "treebanks", "configs", "content_sha256")
     if isinstance(manifest, dict):
         absent = [k for k in keys if k not in manifest]
         if "sources" in manifest and "treebanks" in absent:

@@ -53,7 +53,10 @@ def balance_dataset(
     source = Path(dataset)
     if not (source / "build.json").is_file():
         raise InputError(f"{source} has no build.json: build it with `perturbed-ud build`")
-    manifest = json.loads((source / "build.json").read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads((source / "build.json").read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise InputError(f"{source / 'build.json'} is not valid JSON: {err}") from None
     tokenizer = pretrained(AutoTokenizer, tokenizer_name, revision)
     final = Path(out)
     with atomic_folder(final, overwrite=overwrite) as root:

@@ -8,13 +8,14 @@ can be aligned sentence by sentence.
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import InputError
+from ..files import READ_ERRORS, open_decompressed
 
 #: Dataset split name → released condition name. ``head_lemma`` has no released counterpart.
 CONDITIONS: dict[str, str] = {
@@ -83,15 +84,14 @@ def read_items(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     name = path.name
-    if not name.endswith((".parquet", ".jsonl", ".jsonl.gz")):
-        raise InputError(f"{path}: expected a .jsonl, .jsonl.gz or .parquet file")
+    if not name.endswith((".parquet", ".jsonl", ".jsonl.gz", ".jsonl.xz")):
+        raise InputError(f"{path}: expected a .jsonl, .jsonl.gz, .jsonl.xz or .parquet file")
     try:
         if name.endswith(".parquet"):
             items = pd.read_parquet(path)
         else:
-            opener = gzip.open if name.endswith(".gz") else open
-            with opener(path, "rt", encoding="utf-8") as f:
+            with io.TextIOWrapper(open_decompressed(path), encoding="utf-8") as f:
                 items = pd.DataFrame.from_records([json.loads(line) for line in f if line.strip()])
-    except (OSError, EOFError, ValueError) as err:  # unreadable, not gzip, JSON or Parquet
+    except (*READ_ERRORS, ValueError) as err:  # unreadable, damaged, not JSON or Parquet
         raise InputError(f"{path}: cannot read: {err}") from err
     return check_items(items)

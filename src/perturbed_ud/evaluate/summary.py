@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data import card
+from ..data.markdown import markdown_table as markdown_lines
 from ..errors import InputError
 from ..lexicons import load_toml
 from .schema import check_items
@@ -169,7 +169,7 @@ def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
         return str(value)
 
     rows = [[cell(v) for v in row] for row in table.itertuples(False)]
-    return card.markdown_table(list(table.columns), rows) + "\n"
+    return markdown_lines(list(table.columns), rows) + "\n"
 
 
 def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:

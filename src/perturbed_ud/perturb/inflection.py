@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import file_sha256, open_decompressed
+from ..files import COMPRESSED, READ_ERRORS, file_sha256, open_decompressed
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import conllu_files, parse_feats, read_conllu
 from .lemma import lemma_or_form
@@ -192,12 +192,12 @@ def _tsv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     with io.TextIOWrapper(open_decompressed(path), encoding="utf-8", newline="") as f:
         try:
             yield from enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1)
-        except (UnicodeDecodeError, csv.Error) as err:
+        except (UnicodeDecodeError, csv.Error, *READ_ERRORS) as err:
             raise InputError(f"{path}: cannot read: {err}") from err
 
 
 def _guess_format(path: Path) -> str:
-    name = path.name.removesuffix(".gz").removesuffix(".xz")
+    name = path.name.removesuffix(path.suffix) if path.suffix in COMPRESSED else path.name
     if path.is_dir() or name.endswith(".conllu"):
         return "ud"
     if name.endswith(".conllul"):
@@ -239,7 +239,10 @@ def _pymorphy_feats(tag, word: str) -> tuple[str, dict[str, str]]:
         if grammeme in _OC_FEATS:
             key, value = _OC_FEATS[grammeme]
             feats[key] = value
-    if {"anim", "inan"} <= tag.grammemes:  # the inanimate accusative of an Inmx noun
+    # An Inmx noun's accusative variant that equals its nominative carries both animacy
+    # grammemes, whichever is the lexeme's: роботы "NOUN,anim,… accs,inan", куклы
+    # "NOUN,inan,… anim,plur,accs". Both are the inanimate accusative.
+    if {"anim", "inan"} <= tag.grammemes:
         feats["Animacy"] = "Inan"
     if upos == "ADJ" or (upos == "ADV" and "Degree" not in feats):
         feats.setdefault("Degree", "Sup" if "Supr" in tag.grammemes else "Pos")

@@ -42,7 +42,11 @@ class Lrec2026Protocol:
         if part_fraction != 0.5:
             raise InputError("the lrec2026 protocol fixes the part fraction at 0.5")
         self.part_fraction = part_fraction
-        self.stream_order = release_order()
+
+    @property
+    def stream_order(self) -> list[str]:
+        """One random stream runs over the treebanks in the released language order."""
+        return release_order()
 
     def params(self) -> dict:
         return {"protocol": self.name, "part_fraction": self.part_fraction}

@@ -12,7 +12,6 @@ the same lines either way.
 
 from __future__ import annotations
 
-import lzma
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ import conllu
 from conllu.models import TokenList
 
 from ..errors import CoNLLUError, InputError
-from ..files import COMPRESSED, open_decompressed
+from ..files import COMPRESSED, READ_ERRORS, open_decompressed, open_output
 
 
 def _raw(line: list[str], i: int) -> str:
@@ -131,7 +130,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 except UnicodeDecodeError as err:
                     message = f"invalid UTF-8 byte 0x{raw[err.start]:02x}"
                     raise CoNLLUError(path, number, message) from None
-        except (OSError, EOFError, lzma.LZMAError) as err:
+        except READ_ERRORS as err:
             raise CoNLLUError(path, number + 1, f"cannot decompress: {err}") from None
 
 
@@ -267,6 +266,6 @@ def read_conllu(path: str | Path) -> Iterator[Sentence]:
 
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> None:
     """Write sentences back: comments and every token line (words, ranges, empty nodes)."""
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with open_output(path) as out:
         for sentence in sentences:
             out.write(sentence.tokens.serialize())

@@ -302,20 +302,25 @@ def resolve(
 ) -> list[Treebank]:
     """The treebanks of a build, in the order of ``langs`` (or of ``files``).
 
-    Local copies (files or a UD root, also ``$PERTURBED_UD_ROOT``) carry the release their
-    README's changelog names unless ``ud_release`` declares it; with ``fetch`` the default
-    treebanks are fetched at the pinned release; otherwise the packaged PUD sample is read.
+    Local copies (files or a UD root, also ``$PERTURBED_UD_ROOT``) carry the release
+    ``ud_release`` declares, else the one their release folder (``ud-treebanks-v2.16``) or
+    README changelog names; with ``fetch`` the default treebanks are fetched at the pinned
+    release (``offline``: from the cache only); otherwise the packaged PUD sample is read.
     """
     if split not in SPLITS:
         raise SourceError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     if sum(map(bool, (files, ud_root, fetch))) > 1:
         raise SourceError("choose one source: --files, --ud-root or --download")
+    if offline and not fetch:
+        raise SourceError("--offline applies to --download (read the cache only)")
     if files:
         return _declare(from_files(files), ud_release)
     if not fetch:
         ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
     overrides = overrides or {}
     if not (ud_root or fetch):
+        if ud_release:
+            raise SourceError("--ud-release applies to local copies (--files, --ud-root)")
         return [from_sample(lang, split, overrides.get(lang)) for lang in langs]
     treebanks = []
     for lang in langs:
