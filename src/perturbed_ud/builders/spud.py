@@ -127,14 +127,15 @@ def pool_files(
         return list(treebank.files)
     files = []
     for split in pool_splits:
-        if not split_files(folder, split, treebank.code) and fetch:
+        found = split_files(folder, split, treebank.code)
+        if not found and fetch:
             try:
-                download(treebank.lang, treebank.name, split, offline=offline)
+                found = download(treebank.lang, treebank.name, split, offline=offline).files
             except SourceError as err:
                 if offline or "404" in str(err):
                     continue  # not cached, or the treebank has no such split (PUD: test only)
                 raise
-        files += split_files(folder, split, treebank.code)
+        files += found
     if not files:
         raise SourceError(f"{treebank.name} has no {'/'.join(pool_splits)} file to pool from")
     return files
