@@ -2,7 +2,7 @@
 
 Every build runs in a fresh Python process pinned to one core, through the same command line
 as ``perturbed-ud build``. The parent measures the whole process (wall time including Python
-start-up and imports; peak RSS from ``os.wait4``); the child times ``build_perturbed_ud``
+start-up and imports; peak RSS from ``os.wait4``); the child times the engine's ``build``
 alone and reports the peak RSS of the build phase.
 
 A row is one sentence x condition x seed, conditions being orig, orig_lemma and each
@@ -69,10 +69,10 @@ def child_main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     cli_args = args.cli[1:] if args.cli[:1] == ["--"] else args.cli
 
-    import perturbed_ud.builders.build as build_module
+    import perturbed_ud.builders.engine as build_module
     from perturbed_ud import cli
 
-    original = build_module.build_perturbed_ud
+    original = build_module.build
     result: dict = {}
 
     def timed(*a, **kw):
@@ -95,7 +95,7 @@ def child_main(argv: list[str]) -> None:
                 profiler.dump_stats(args.profile)
             result["build_peak_rss_kib"] = proc_status("VmHWM") if result["peak_reset"] else None
 
-    build_module.build_perturbed_ud = timed
+    build_module.build = timed
     cli.main(args=cli_args, prog_name="perturbed-ud", standalone_mode=False)
     result["cpus"] = sorted(os.sched_getaffinity(0))
     Path(args.result).write_text(json.dumps(result), encoding="utf-8")

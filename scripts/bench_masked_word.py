@@ -64,7 +64,7 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from tiny_models import wordpiece_bert
 
-    from perturbed_ud.builders.build import build_perturbed_ud
+    from perturbed_ud.builders.engine import build
     from perturbed_ud.evaluate.masked_word import MaskedWordSettings
     from perturbed_ud.evaluate.masking import mask_target
     from perturbed_ud.evaluate.models import load_masked_lm
@@ -73,8 +73,8 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
 
     model_dir = wordpiece_bert(ud_root, work / "tiny-bert")
     treebanks = resolve(["en"], split="test", ud_root=str(ud_root))
-    dataset = build_perturbed_ud(
-        treebanks, work / "data", seeds=[1], families=["full"],
+    dataset = build(
+        "perturbed-ud", work / "data", treebanks=treebanks, seeds=[1], families=["full"],
         selection=Selection(limit=max(n_items, 100)),
     )  # fmt: skip
     lm = load_masked_lm(str(model_dir))

@@ -17,7 +17,7 @@ from conftest import REFERENCE, SHARED_UD, UD_ROOT, needs_reference, non_commerc
 from datasets import get_dataset_config_names, load_dataset
 from huggingface_hub import DatasetCard
 
-from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.builders import engine
 from perturbed_ud.perturb.word_order import apply_permutation
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
@@ -30,9 +30,10 @@ def build(out, langs=LANGS, seeds=(1, 2), workers=1, ud_root=UD_ROOT, **kwargs):
     split = kwargs.pop("split", "test")
     treebanks = resolve(langs, split=split, ud_root=str(ud_root), overrides=OVERRIDES)
     selection = kwargs.pop("selection", Selection(limit=60))
-    return build_perturbed_ud(
-        treebanks, out, seeds=seeds, selection=selection, split=split, workers=workers, **kwargs
-    )
+    return engine.build(
+        "perturbed-ud", out, treebanks=treebanks, seeds=seeds, selection=selection, split=split,
+        workers=workers, **kwargs,
+    )  # fmt: skip
 
 
 def parquet_digests(folder: Path) -> dict[str, str]:
@@ -127,9 +128,10 @@ def test_card_lists_every_treebank_licence(tmp_path):
     treebanks += resolve(
         ["tr"], split="test", ud_root=str(root), overrides={"tr": "UD_Turkish-Fixture"}
     )
-    folder = build_perturbed_ud(
-        treebanks, tmp_path / "out", seeds=[1], families=["full"], selection=Selection(limit=10)
-    )
+    folder = engine.build(
+        "perturbed-ud", tmp_path / "out", treebanks=treebanks, seeds=[1], families=["full"],
+        selection=Selection(limit=10),
+    )  # fmt: skip
     manifest = json.loads((folder / "build.json").read_text())
     licences = {t["name"]: t["license"] for t in manifest["treebanks"]}
     assert licences == {"UD_English-EWT": "CC BY-SA 4.0", "UD_Turkish-Fixture": "CC BY-NC-SA 4.0"}

@@ -21,6 +21,7 @@ from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_clams_refere
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
+from perturbed_ud.builders import engine
 from perturbed_ud.cli import main
 from perturbed_ud.grammar import evalset_lines, generate_folder
 
@@ -391,7 +392,7 @@ def test_push_refuses_grammars_of_unknown_licence(tmp_path, no_hub):
 
 def test_embedded_grammars_build_with_their_forms_checked(tmp_path):
 
-    folder = clams.build_clams(tmp_path, langs=["en"], ud_root=UD_ROOT)
+    folder = engine.build("clams", tmp_path, langs=["en"], ud_root=UD_ROOT)
     manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
     check = manifest["configs"]["en"]["form_check"]
     assert check["confirmed"] > 40 and check["contradicted"] == []

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import UD_ROOT
 
 import perturbed_ud
-from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.errors import CoNLLUError
 from perturbed_ud.ud.conllu_io import read_conllu, write_conllu
@@ -327,9 +327,10 @@ def _split(folder: Path, config: str, split: str) -> list[dict]:
 
 def test_build_counts_drops_and_falls_back_to_form(tmp_path: Path):
     path = write_lines(tmp_path / "en_test-ud-test.conllu", DROPS)
-    folder = build_perturbed_ud(
-        from_files([path]), tmp_path / "out", seeds=[1], selection=Selection()
-    )
+    folder = build(
+        "perturbed-ud", tmp_path / "out", treebanks=from_files([path]), seeds=[1],
+        selection=Selection(),
+    )  # fmt: skip
     assert folder == tmp_path / "out" / "perturbed-ud"
     manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
 

@@ -8,7 +8,7 @@ import pickle
 import pytest
 from click.testing import CliRunner
 
-import perturbed_ud.builders.build as build_module
+import perturbed_ud.builders.engine as engine
 from perturbed_ud import errors
 from perturbed_ud.cli import main
 from perturbed_ud.errors import CoNLLUError, GrammarError, PerturbedUDError
@@ -27,7 +27,7 @@ def test_an_internal_bug_keeps_its_traceback(tmp_path, monkeypatch):
     def bug(*args, **kwargs):
         raise ValueError("bug")
 
-    monkeypatch.setattr(build_module, "build_perturbed_ud", bug)
+    monkeypatch.setattr(engine, "build", bug)
     result = build(tmp_path, "--limit", "5")
     assert type(result.exception) is ValueError and str(result.exception) == "bug"
     assert "error:" not in result.output

@@ -12,7 +12,7 @@ import pytest
 from conftest import UD_ROOT
 from datasets import load_dataset
 
-from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.builders.engine import build
 from perturbed_ud.errors import RunError
 from perturbed_ud.evaluate.balance import balance_dataset
 from perturbed_ud.evaluate.batching import Batcher
@@ -31,7 +31,7 @@ from perturbed_ud.ud.sources import resolve
 def dataset(tmp_path_factory):
     treebanks = resolve(["en", "de"], split="test", ud_root=str(UD_ROOT))
     out = tmp_path_factory.mktemp("data")
-    return build_perturbed_ud(treebanks, out, seeds=[1], selection=Selection(limit=40))
+    return build("perturbed-ud", out, treebanks=treebanks, seeds=[1], selection=Selection(limit=40))
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from perturbed_ud.builders.clams import build_clams
+from perturbed_ud.builders.engine import build
 from perturbed_ud.evaluate.batching import Batcher
 from perturbed_ud.evaluate.minimal_pair import (
     MinimalPairSettings,
@@ -48,7 +48,7 @@ def dataset(tmp_path_factory):
     (grammars / "simple_agrmt.avg").write_text(SIMPLE)
     (grammars / "vp_coord.avg").write_text(COORD)
     out = tmp_path_factory.mktemp("data")
-    return build_clams(out, grammar_dir=grammars, lang="en")
+    return build("clams", out, grammar_dir=grammars, lang="en")
 
 
 def rows(dataset, split="vp_coord"):

@@ -13,7 +13,7 @@ from datasets import load_dataset
 from huggingface_hub.errors import OfflineModeIsEnabled
 
 import perturbed_ud.data.push as push_module
-from perturbed_ud.builders.build import build_perturbed_ud
+from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.data.push import push_folder
 from perturbed_ud.errors import InputError, PushError
@@ -33,7 +33,9 @@ def _build(tmp_path_factory, non_commercial: bool):
             root = non_commercial_ud_root(out / "ud")
             overrides = {"tr": NC_TREEBANK}
             sources += resolve(["tr"], split="test", ud_root=str(root), overrides=overrides)
-        return build_perturbed_ud(sources, out / "build", seeds=[1], selection=Selection(limit=20))
+        selection = Selection(limit=20)
+        return build("perturbed-ud", out / "build", treebanks=sources, seeds=[1],
+                     selection=selection)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

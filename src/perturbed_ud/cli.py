@@ -8,19 +8,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError, PerturbedUDError
-from .registry import PROTOCOLS
-from .ud.sources import UD_RELEASE
-
-
-def _ints(value: str) -> list[int]:
-    try:
-        return [int(v) for v in value.split(",") if v.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-
-
-def _words(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
+from .registry import FAMILIES
 
 
 class _Commands(click.Group):
@@ -41,54 +29,6 @@ def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
 
 
-def ud_source_options(command):
-    """The options every UD-based builder shares: where treebanks come from, which sentences."""
-    options = [
-        click.option("--langs", default="en,de,es,ru,zh", show_default=True, help="Comma list."),
-        click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
-        click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
-        click.option("--download", is_flag=True,
-                     help="Fetch the paper's treebanks (en EWT, de GSD, es AnCora, ru SynTagRus, "
-                     f"zh GSD, tr IMST, …) from UD's GitHub at {UD_RELEASE}. Default source: "
-                     "the PUD sample shipped with perturbed-ud."),
-        click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
-        click.option("--split", default="test", show_default=True, help="train, dev or test."),
-        click.option("--limit", type=int, help="Only the first N sentences of each treebank."),
-        click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
-        click.option("--sample-seed", type=int, default=0, show_default=True),
-        click.option("--offline", is_flag=True, help="With --download: only the cache."),
-        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (default: "
-                     "from the release folder name or the README changelog)."),
-        click.option("--out", required=True, type=click.Path(), help="Output folder."),
-        click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
-    ]  # fmt: skip
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def ud_sources(langs, files, ud_root, download, treebanks, split, offline, ud_release, **_):
-    """The treebanks named by `ud_source_options`."""
-    from .ud.sources import parse_treebank_overrides, resolve
-
-    return resolve(
-        _words(langs),
-        split=split,
-        files=list(files),
-        ud_root=ud_root,
-        overrides=parse_treebank_overrides(list(treebanks)),
-        fetch=download,
-        offline=offline,
-        ud_release=ud_release,
-    )
-
-
-def ud_selection(limit, sample, sample_seed, **_):
-    from .ud.selection import Selection
-
-    return Selection(limit=limit, sample=sample, sample_seed=sample_seed)
-
-
 def _checked_version(ctx, param, value: str) -> str:
     from .releases import parse_version
 
@@ -107,18 +47,23 @@ class _Builds(click.Group):
     """Build subcommands, and release files: ``build builders/<name>.toml --out DIR`` runs the
     subcommand the file names with the file's version and options."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return FAMILIES.short_names()
+
     def get_command(self, ctx: click.Context, name: str):
         from .releases import is_release_file
 
         if is_release_file(name):
             return self._release_command(ctx, name)
-        return super().get_command(ctx, name)
+        if name in FAMILIES.short_names():
+            return family_command(FAMILIES.get(name))
+        return None
 
     def _release_command(self, ctx: click.Context, path: str) -> click.Command:
         from .releases import read_release
 
         release = read_release(path)
-        target = super().get_command(ctx, release.dataset)
+        target = self.get_command(ctx, release.dataset)
         if target is None:
             raise InputError(f"{path}: no dataset {release.dataset!r} to build")
         known = {p.name: p for p in target.params if isinstance(p, click.Option)}
@@ -163,125 +108,28 @@ def build() -> None:
     """
 
 
-@build.command("perturbed-ud")
-@ud_source_options
-@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
-@click.option("--families", default="full,part,head", show_default=True)
-@click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
-              help="paper (the paper's text) or lrec2026 (its released code).")  # fmt: skip
-@click.option("--part-fraction", type=float, default=0.5, show_default=True)
-@click.option("--workers", type=int, default=1, show_default=True, help="Processes.")
-@dataset_version_option
-def build_perturbed_ud(
-    seeds, families, protocol, part_fraction, workers, dataset_version, **source
-) -> None:
-    """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
-    from .builders.build import build_perturbed_ud as run
+def family_command(family) -> click.Command:
+    """``build <family>``: the family's own options, then those every build has."""
 
-    treebanks = ud_sources(**source)
-    folder = run(
-        treebanks,
-        source["out"],
-        seeds=_ints(seeds),
-        families=_words(families),
-        protocol=protocol,
-        part_fraction=part_fraction,
-        selection=ud_selection(**source),
-        split=source["split"],
-        workers=workers,
-        overwrite=source["overwrite"],
-        version=dataset_version,
-    )
-    order = PROTOCOLS.get(protocol)(part_fraction).stream_order
-    if order is not None:
-        _warn_partial_stream(protocol, order, [t.lang for t in treebanks])
-    click.echo(f"wrote {folder}")
+    def run(out, overwrite, workers, dataset_version, **values) -> None:
+        from .builders.engine import build
 
+        instance = family(family.settings_from_cli(values | {"version": dataset_version}))
+        folder = build(instance, out, overwrite=overwrite, workers=workers)
+        for warning in instance.warnings():
+            click.echo(f"warning: {warning}", err=True)
+        click.echo(f"wrote {folder}")
 
-def _warn_partial_stream(protocol: str, order: list[str], langs: list[str]) -> None:
-    """The released run drew one random stream over its languages in order; leaving an
-    earlier one out shifts every later language's draws."""
-    last = max((order.index(lang) for lang in langs if lang in order), default=-1)
-    missing = [lang for lang in order[:last] if lang not in langs]
-    if missing:
-        click.echo(
-            f"warning: without {', '.join(missing)} the {protocol} stream differs from the "
-            "released run for the languages after them",
-            err=True,
-        )
-
-
-@build.command("clams")
-@click.option("--langs", help="Comma list (default: every language the grammars cover).")
-@click.option(
-    "--grammar-dir", type=click.Path(),
-    help="Folder of .avg grammars: one language's, or <lang>/ (<lang>_replication/) folders.",
-)  # fmt: skip
-@click.option("--lang", help="The language of a --grammar-dir that holds .avg files itself.")
-@click.option("--ud-root", type=click.Path(), help="Check varied forms against these treebanks.")
-@click.option("--out", required=True, type=click.Path(), help="Output folder.")
-@click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
-@dataset_version_option
-def build_clams(langs, grammar_dir, lang, ud_root, out, overwrite, dataset_version) -> None:
-    """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
-
-    Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
-    """
-    from .builders.clams import build_clams as run
-
-    folder = run(
-        out,
-        langs=_words(langs) if langs else None,
-        grammar_dir=grammar_dir,
-        lang=lang,
-        ud_root=ud_root,
-        overwrite=overwrite,
-        version=dataset_version,
-    )
-    click.echo(f"wrote {folder}")
-
-
-@build.command("spud", context_settings={"default_map": {"langs": "en,fr,de,ru,ar"}})
-@ud_source_options
-@click.option("--seeds", default="1,2,3", show_default=True, help="Comma-separated integers.")
-@click.option(
-    "--pool-splits", default="test,dev", show_default=True,
-    help="Splits whose words supply the replacement lemmas (those the treebank has).",
-)  # fmt: skip
-@click.option(
-    "--lexicon", "lexicons", multiple=True,
-    help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD files read: a UD "
-    "treebank (.conllu or a folder), UDLexicons (.conllul) or UniMorph (other files).",
-)  # fmt: skip
-@click.option("--no-pymorphy", is_flag=True, help="Russian: inflect from lexicons only.")
-@dataset_version_option
-def build_spud(seeds, pool_splits, lexicons, no_pymorphy, dataset_version, **source) -> None:
-    """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
-
-    A config per language and seed with splits orig and nonce, aligned by row.
-    """
-    from .builders.spud import build_spud as run
-    from .builders.spud import parse_lexicon_options, spud_inputs
-
-    inputs = spud_inputs(
-        ud_sources(**source),
-        _words(pool_splits),
-        parse_lexicon_options(list(lexicons)),
-        fetch=source["download"],
-        offline=source["offline"],
-        pymorphy=not no_pymorphy,
-    )
-    folder = run(
-        inputs,
-        source["out"],
-        seeds=_ints(seeds),
-        pool_splits=_words(pool_splits),
-        selection=ud_selection(**source),
-        split=source["split"],
-        overwrite=source["overwrite"],
-        version=dataset_version,
-    )
-    click.echo(f"wrote {folder}")
+    options = [
+        *family.cli_options(),
+        click.option("--out", required=True, type=click.Path(), help="Output folder."),
+        click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
+        click.option("--workers", type=int, default=1, show_default=True, help="Processes."),
+        dataset_version_option,
+    ]
+    for option in reversed(options):
+        run = option(run)
+    return click.command(name=family.name, help=family.__doc__)(run)
 
 
 @main.command()

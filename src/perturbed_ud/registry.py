@@ -44,6 +44,11 @@ class Registry:
                 f"unknown {self.kind} {name!r}; choose one of {', '.join(self.names())}"
             ) from None
 
+    def short_names(self) -> list[str]:
+        """The short name of every part, once."""
+        self._load()
+        return sorted({part.name for part in self._parts.values()})
+
     def names(self) -> list[str]:
         """Every name a part answers to: short names, then versioned ones."""
         self._load()
@@ -51,3 +56,11 @@ class Registry:
 
 
 PROTOCOLS = Registry("protocol", ("perturbed_ud.perturb.paper", "perturbed_ud.perturb.lrec2026"))
+FAMILIES = Registry(
+    "dataset family",
+    (
+        "perturbed_ud.builders.perturbed_ud",
+        "perturbed_ud.builders.clams",
+        "perturbed_ud.builders.spud",
+    ),
+)

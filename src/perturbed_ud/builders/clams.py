@@ -14,24 +14,26 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
 
+import click
 from datasets import Features, List, Value
 
-from .. import __version__
-from ..data.card import CardText, markdown_table, write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, rows_table
+from ..data.card import CardText, markdown_table
+from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import GrammarError, InputError
 from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
 from ..grammar.parser import Grammar
-from ..releases import parse_version
+from ..options import comma_words
+from ..registry import FAMILIES
+from .family import DatasetFamily, check_settings, setting, version_setting
 
 NAME = "clams"
-VERSION = "1.0.0"
 PRETTY_NAME = "CLAMS: cross-linguistic agreement minimal pairs"
 TAGS = ["minimal-pairs", "subject-verb-agreement", "syntax", "clams", "grammaticality"]
 CHUNK_PAIRS = 10_000  # pairs per Parquet row group; fixed, so output is deterministic
@@ -292,20 +294,6 @@ def _generate(writer: ParquetSplitWriter, source: GrammarSource) -> dict:
     }
 
 
-def _signature(version: str, langs: list[str], sources: list[dict]) -> str:
-    digest = hashlib.sha256()
-    for source in sources:
-        for f in source["files"]:
-            digest.update(f"{source['lang']}\t{f['name']}\t{f['sha256']}\n".encode())
-    parts = [
-        f"{NAME}:{version}",
-        "langs:" + ",".join(langs),
-        f"grammars:{digest.hexdigest()[:16]}",
-        f"toolkit:{__version__}",
-    ]
-    return "|".join(parts)
-
-
 def form_check(source: GrammarSource, ud_root: str | Path) -> dict:
     """Counts of confirmed varied forms, and the forms contradicted or found in no source."""
     checks = check_folder(source.lang, source.folder, ud_root)
@@ -332,7 +320,7 @@ def _form_check_text(configs: dict) -> str:
     )
 
 
-def card_text(manifest: dict) -> CardText:
+def _card_text(manifest: dict) -> CardText:
     """The sections of a clams card: grammar sources, pairs per construction and language."""
     source_rows = [
         [
@@ -384,54 +372,106 @@ The constructions and the attribute-varying grammar formalism are those of CLAMS
     )
 
 
-def build_clams(
-    out: str | Path,
-    *,
-    langs: list[str] | None = None,
-    grammar_dir: str | Path | None = None,
-    lang: str | None = None,
-    ud_root: str | Path | None = None,
-    overwrite: bool = False,
-    version: str = VERSION,
-) -> Path:
-    """Build ``<out>/clams`` as dataset ``version`` from the grammars of each language and
-    return its path.
+@dataclass(frozen=True, kw_only=True)
+class ClamsSettings:
+    """Everything that shapes a clams build: which grammars, which languages."""
 
-    With ``ud_root``, every varied form's number is checked against the UD treebanks there
-    (and pymorphy3 for Russian); the card lists the forms no source confirms.
+    langs: tuple[str, ...] | None = setting(
+        "the languages built (default: every language the grammars cover)", default=None
+    )
+    grammar_dir: str | Path | None = setting(
+        "a folder of .avg grammars, one language's or <lang>/ folders (default: the "
+        "project's own, lexicons/clams)",
+        default=None,
+    )
+    lang: str | None = setting("the language of a grammar_dir holding .avg files", default=None)
+    ud_root: str | Path | None = setting(
+        "UD treebanks to check every varied form's number against (card only)", default=None
+    )
+    version: str = version_setting()
+
+    def __post_init__(self):
+        check_settings(self)
+        if self.langs is not None:
+            object.__setattr__(self, "langs", tuple(self.langs))
+
+
+@FAMILIES.register("agreement.clams.v1")
+class Clams(DatasetFamily):
+    """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
+
+    Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
     """
-    parse_version(version)
-    embedded = grammar_dir is None
-    sources = select_languages(find_languages(grammar_dir, lang), langs)
-    for source in sources:
-        _read(source)
-    final = Path(out) / NAME
-    with atomic_folder(final, overwrite=overwrite) as root:
-        writer = ParquetSplitWriter(root, FEATURES)
-        try:
-            configs = {source.lang: _generate(writer, source) for source in sources}
-        finally:
-            writer.close()
-        configs = {lang: c for lang, c in configs.items() if c["splits"]}
-        if not configs:
-            raise InputError("no grammar produced a minimal pair; nothing to write")
-        names = [source.lang for source in sources]
-        described = [source.describe(embedded) for source in sources]
-        grammars = "lexicons/clams" if embedded else Path(grammar_dir).resolve().name
-        if ud_root is not None:
-            for source in sources:
-                if source.lang in configs:
-                    configs[source.lang]["form_check"] = form_check(source, ud_root)
-        manifest = {
-            "dataset": NAME,
-            "pretty_name": PRETTY_NAME,
-            "version": version,
-            "toolkit_version": __version__,
-            "signature": _signature(version, names, described),
-            "content_sha256": content_hash(root),
-            "parameters": {"langs": ",".join(names), "grammar_dir": grammars},
-            "sources": described,
-            "configs": configs,
+
+    name = NAME
+    pretty_name = PRETTY_NAME
+    description = DESCRIPTION
+    features = FEATURES
+    settings_class = ClamsSettings
+
+    @cached_property
+    def _sources(self) -> list[GrammarSource]:
+        settings = self.settings
+        found = find_languages(settings.grammar_dir, settings.lang)
+        sources = select_languages(found, list(settings.langs or ()))
+        for source in sources:
+            _read(source)
+        return sources
+
+    def conditions(self) -> list[str]:
+        """The constructions of every language's grammars."""
+        return list(dict.fromkeys(c for source in self._sources for c in source.grammars))
+
+    def jobs(self) -> list[GrammarSource]:
+        """One job per language, its grammars read and checked."""
+        return self._sources
+
+    def write(self, source: GrammarSource, writer: ParquetSplitWriter) -> dict:
+        config = _generate(writer, source)
+        if self.settings.ud_root is not None and config["splits"]:
+            config["form_check"] = form_check(source, self.settings.ud_root)
+        embedded = self.settings.grammar_dir is None
+        return {"lang": source.lang, "source": source.describe(embedded), "config": config}
+
+    def manifest(self, results: list[dict]) -> dict:
+        grammar_dir = self.settings.grammar_dir
+        grammars = "lexicons/clams" if grammar_dir is None else Path(grammar_dir).resolve().name
+        return {
+            "parameters": {
+                "langs": ",".join(r["lang"] for r in results),
+                "grammar_dir": grammars,
+            },
+            "sources": [r["source"] for r in results],
+            "configs": {r["lang"]: r["config"] for r in results if r["config"]["splits"]},
         }
-        write_card(root, manifest, DESCRIPTION, card_text(manifest))
-    return final
+
+    def signature_extra(self, manifest: dict) -> list[str]:
+        """The languages and a digest of every grammar file read."""
+        digest = hashlib.sha256()
+        for source in manifest["sources"]:
+            for f in source["files"]:
+                digest.update(f"{source['lang']}\t{f['name']}\t{f['sha256']}\n".encode())
+        return [f"langs:{manifest['parameters']['langs']}", f"grammars:{digest.hexdigest()[:16]}"]
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        return _card_text(manifest)
+
+    @classmethod
+    def cli_options(cls) -> list:
+        return [
+            click.option("--langs", help="Comma list (default: every language the grammars "
+                         "cover)."),
+            click.option("--grammar-dir", type=click.Path(),
+                         help="Folder of .avg grammars: one language's, or <lang>/ "
+                         "(<lang>_replication/) folders."),
+            click.option("--lang",
+                         help="The language of a --grammar-dir that holds .avg files itself."),
+            click.option("--ud-root", type=click.Path(),
+                         help="Check varied forms against these treebanks."),
+        ]  # fmt: skip
+
+    @classmethod
+    def settings_from_cli(cls, values: dict) -> ClamsSettings:
+        langs = values.pop("langs")
+        return ClamsSettings(langs=comma_words(langs) if langs else None, **values)

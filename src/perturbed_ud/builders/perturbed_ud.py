@@ -1,7 +1,7 @@
 """The ``perturbed-ud`` dataset: word order × morphology (LREC 2026 experiment).
 
-Config ``{lang}_{family}_seed{seed}``, family ∈ full, part, head; splits ``orig``,
-``<family>``, ``orig_lemma``, ``<family>_lemma``; one row per (sentence, condition). The
+Config ``{lang}_{scramble}_seed{seed}``, scramble ∈ full, part, head; splits ``orig``,
+``<scramble>``, ``orig_lemma``, ``<scramble>_lemma``; one row per (sentence, condition). The
 target is chosen once on the original order and travels with the permutation.
 """
 
@@ -10,23 +10,44 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
+import click
 from datasets import Features, List, Value
 
+from ..data.card import (
+    UD_CITATION,
+    CardText,
+    build_parameters,
+    markdown_table,
+    rate,
+    treebank_citations,
+    treebank_table,
+)
 from ..data.writer import ParquetSplitWriter, rows_table
+from ..errors import InputError
+from ..options import comma_ints, comma_words
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
 from ..perturb.word_order import identity, inverse
+from ..registry import FAMILIES, PROTOCOLS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import Selection, select
 from ..ud.sources import Treebank
+from .family import DatasetFamily, check_settings, setting, version_setting
+from .ud_family import (
+    check_treebanks,
+    selection_setting,
+    split_setting,
+    treebanks_setting,
+    ud_manifest,
+    ud_source_options,
+    ud_source_settings,
+)
 
-NAME = "perturbed-ud"
-VERSION = "1.0.0"
-PRETTY_NAME = "Perturbed UD: word order × morphology"
-FAMILIES = ("full", "part", "head")
-DEFAULT_SEEDS = (1, 2, 3)
+SCRAMBLES = ("full", "part", "head")
+# Each scramble's name in the released per-item files and in the paper's figures.
+RELEASED = {"orig": ("Original", "Orig"), "full": ("FullyScrambled", "Full"),
+            "part": ("PartiallyScrambled", "Part"), "head": ("HeadScrambled", "Head")}  # fmt: skip
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
 
 FEATURES = Features(
@@ -76,12 +97,28 @@ to the form.
 """
 
 
-def config_name(lang: str, family: str, seed: int) -> str:
-    return f"{lang}_{family}_seed{seed}"
+def config_name(lang: str, scramble: str, seed: int) -> str:
+    return f"{lang}_{scramble}_seed{seed}"
 
 
-def splits_of(family: str) -> list[str]:
-    return ["orig", family, "orig_lemma", f"{family}_lemma"]
+def splits_of(scramble: str) -> list[str]:
+    return ["orig", scramble, "orig_lemma", f"{scramble}_lemma"]
+
+
+def conditions_table(scrambles: Iterable[str]) -> dict[str, dict]:
+    """Split → what its condition is: the word order it applies, whether words are lemmas,
+    its released item name and its figure label. Evaluation reads this from the manifest."""
+    table = {}
+    for lemma in (False, True):
+        for order in ("orig", *scrambles):
+            released, label = RELEASED[order]
+            table[f"{order}_lemma" if lemma else order] = {
+                "order": order,
+                "lemma": lemma,
+                "released": f"{released}+Lemma" if lemma else released,
+                "label": f"{label}+L" if lemma else label,
+            }
+    return table
 
 
 def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> dict:
@@ -104,7 +141,7 @@ def sentence_rows(
     lang: str,
     treebank: str,
     seed: int,
-    families: Iterable[str],
+    scrambles: Iterable[str],
     lemma_words: list[str],
 ) -> Iterable[tuple[str, dict]]:
     """(split, row) for every condition of one sentence, each row by `FEATURES` column name.
@@ -117,13 +154,13 @@ def sentence_rows(
     orig = {"permutation": unchanged, "upos": s.upos, "lemmas": s.lemmas, "feats": s.feats,
             "heads": s.heads, "deprels": s.deprels}  # fmt: skip
     orders = [("orig", unchanged, orig, s.forms, lemma_words)]
-    for family in families:
-        perm = plan.perms[family]
+    for scramble in scrambles:
+        perm = plan.perms[scramble]
         order = inverse(perm)
         annotations = _permute_annotations(s, perm, order)
         forms = [s.forms[i] for i in order]
         lemmas = [lemma_words[i] for i in order]
-        orders.append((family, perm, annotations, forms, lemmas))
+        orders.append((scramble, perm, annotations, forms, lemmas))
     for name, perm, annotations, forms, lemmas in orders:
         position = perm[t]
         for split, words in ((name, forms), (f"{name}_lemma", lemmas)):
@@ -144,7 +181,7 @@ class SeedStats:
     rows: Counter = field(default_factory=Counter)  # split -> rows
     lemma_changed: int = 0
     lemma_total: int = 0
-    moved: Counter = field(default_factory=Counter)  # family -> moved non-PUNCT words
+    moved: Counter = field(default_factory=Counter)  # scramble -> moved non-PUNCT words
     movable: Counter = field(default_factory=Counter)
 
     def to_dict(self) -> dict:
@@ -157,18 +194,6 @@ class SeedStats:
             "lemma_token_change": [self.lemma_changed, self.lemma_total],
             "position_change": {f: [self.moved[f], self.movable[f]] for f in sorted(self.moved)},
         }
-
-
-@dataclass
-class Job:
-    """A unit of work for one process: treebanks read in order, each for all ``seeds``."""
-
-    treebanks: list[Treebank]
-    seeds: list[int]
-    families: list[str]
-    protocol: object
-    selection: Selection
-    root: Path
 
 
 @dataclass
@@ -187,66 +212,257 @@ class SentenceFacts:
         return cls(lemma_words, counted, changed)
 
 
-def _record(stats: SeedStats, facts: SentenceFacts, plan: SentencePlan, families) -> None:
+def _record(stats: SeedStats, facts: SentenceFacts, plan: SentencePlan, scrambles) -> None:
     stats.kept += 1
     for reason_split, reason in plan.dropped.items():
         stats.row_drops[f"{reason_split}:{reason}"] += 1
     stats.lemma_changed += facts.lemma_changed
     stats.lemma_total += len(facts.counted)
-    for family in families:
-        perm = plan.perms[family]
-        stats.moved[family] += sum(perm[i] != i for i in facts.counted)
-        stats.movable[family] += len(facts.counted)
+    for scramble in scrambles:
+        perm = plan.perms[scramble]
+        stats.moved[scramble] += sum(perm[i] != i for i in facts.counted)
+        stats.movable[scramble] += len(facts.counted)
 
 
-def run_job(job: Job) -> dict:
-    """Write every config of the job's treebanks and seeds; return their statistics.
+@dataclass(frozen=True, kw_only=True)
+class WordOrderSettings:
+    """Everything that shapes a perturbed-ud build."""
 
-    Memory holds one chunk of sentences at a time. The protocol's state (the single random
-    stream of lrec2026) carries over from one treebank to the next within a seed.
-    """
-    writer = ParquetSplitWriter(job.root, FEATURES)
-    states = {seed: job.protocol.start(seed) for seed in job.seeds}
-    stats: dict[str, dict[int, SeedStats]] = {}
-    try:
+    treebanks: tuple[Treebank, ...] = treebanks_setting()
+    protocol: str = setting(
+        "the perturbation rules: paper (the paper's text) or lrec2026 (its released code)",
+        signature="protocol",
+        default="paper",
+    )
+    part_fraction: float = setting(
+        "the share of content words Part moves", signature="part_fraction", default=0.5
+    )
+    seeds: tuple[int, ...] = setting(
+        "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
+    )
+    families: tuple[str, ...] = setting(
+        "the scrambles built, among full, part and head (one config each)",
+        signature="families",
+        default=SCRAMBLES,
+    )
+    split: str = split_setting()
+    selection: Selection = selection_setting()
+    version: str = version_setting()
+
+    def __post_init__(self):
+        check_settings(self, "treebanks", "seeds", "families")
+        check_treebanks(self.treebanks)
+        if not self.seeds:
+            raise InputError("no seeds given")
+        unknown = [f for f in self.families if f not in SCRAMBLES]
+        if unknown or not self.families:
+            raise InputError(f"families must be among {', '.join(SCRAMBLES)}, not {unknown}")
+        object.__setattr__(self, "families", tuple(f for f in SCRAMBLES if f in self.families))
+        protocol = PROTOCOLS.get(self.protocol)
+        protocol(self.part_fraction)  # refuses a fraction the protocol does not allow
+        object.__setattr__(self, "protocol", protocol.name)
+
+
+@dataclass
+class Job:
+    """A unit of work for one process: treebanks read in order, each for all ``seeds``."""
+
+    treebanks: list[Treebank]
+    seeds: list[int]
+
+
+@FAMILIES.register("word_order.v1")
+class WordOrder(DatasetFamily):
+    """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
+
+    name = "perturbed-ud"
+    pretty_name = "Perturbed UD: word order × morphology"
+    description = DESCRIPTION
+    features = FEATURES
+    settings_class = WordOrderSettings
+
+    def __init__(self, settings: WordOrderSettings):
+        super().__init__(settings)
+        self.protocol = PROTOCOLS.get(settings.protocol)(settings.part_fraction)
+
+    def conditions(self) -> list[str]:
+        return list(conditions_table(self.settings.families))
+
+    def jobs(self) -> list[Job]:
+        """One job per treebank, or, for a protocol whose random stream runs over the
+        treebanks in order, one job per seed with every treebank in that order."""
+        treebanks, seeds = list(self.settings.treebanks), list(self.settings.seeds)
+        order = self.protocol.stream_order
+        if order is None:
+            return [Job([t], seeds) for t in treebanks]
+        unknown = [t.lang for t in treebanks if t.lang not in order]
+        if unknown:
+            raise InputError(f"the {self.protocol.name} protocol covers {order}, not {unknown}")
+        ordered = sorted(treebanks, key=lambda t: order.index(t.lang))
+        return [Job(ordered, [seed]) for seed in seeds]
+
+    def write(self, job: Job, writer: ParquetSplitWriter) -> dict:
+        """Write every config of the job's treebanks and seeds; return their statistics.
+
+        Memory holds one chunk of sentences at a time. The protocol's state (the single
+        random stream of lrec2026) carries over from one treebank to the next within a seed.
+        """
+        states = {seed: self.protocol.start(seed) for seed in job.seeds}
+        stats: dict[str, dict[int, SeedStats]] = {}
         for treebank in job.treebanks:
             per_seed = stats.setdefault(treebank.lang, {})
             for seed in job.seeds:
                 per_seed.setdefault(seed, SeedStats())
-            sentences = select(treebank, job.selection)
+            sentences = select(treebank, self.settings.selection)
             while chunk := [s for _, s in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
-                _write_chunk(writer, job, treebank, chunk, states, per_seed)
-    finally:
-        writer.close()
-    return {
-        lang: {seed: s.to_dict() for seed, s in per_seed.items()}
-        for lang, per_seed in stats.items()
-    }
+                self._write_chunk(writer, job, treebank, chunk, states, per_seed)
+        return {
+            lang: {seed: s.to_dict() for seed, s in per_seed.items()}
+            for lang, per_seed in stats.items()
+        }
+
+    def _write_chunk(self, writer, job, treebank, chunk, states, per_seed) -> None:
+        """Plan and write one chunk of sentences for every seed; what does not depend on the
+        seed is computed once per sentence."""
+        rows: dict[tuple[int, str], list[dict]] = {}
+        lang, code = treebank.lang, treebank.code
+        scrambles = self.settings.families
+        for s in chunk:
+            facts = SentenceFacts.of(s)
+            candidates = self.protocol.candidates(s, lang)
+            for seed in job.seeds:
+                stats = per_seed[seed]
+                stats.sentences += 1
+                plan = self.protocol.plan(s, lang, code, seed, states[seed], candidates)
+                if isinstance(plan, str):
+                    stats.sentence_drops[plan] += 1
+                    continue
+                _record(stats, facts, plan, scrambles)
+                for split, row in sentence_rows(
+                    s, plan, lang, code, seed, scrambles, facts.lemma_words
+                ):
+                    rows.setdefault((seed, split), []).append(row)
+        for (seed, split), split_rows in rows.items():
+            arrow = rows_table(split_rows, FEATURES)
+            per_seed[seed].rows[split] += arrow.num_rows
+            order = split.removesuffix("_lemma")
+            holders = scrambles if order == "orig" else [order]
+            writer.share([config_name(lang, f, seed) for f in holders], split, arrow)
+
+    def manifest(self, results: list[dict]) -> dict:
+        stats: dict = {}
+        for result in results:
+            for lang, per_seed in result.items():
+                stats.setdefault(lang, {}).update(per_seed)
+        settings = self.settings
+        return {
+            "parameters": self.protocol.params()
+            | {
+                "seeds": ",".join(map(str, settings.seeds)),
+                "families": ",".join(settings.families),
+            },
+            **ud_manifest(settings),
+            "conditions": conditions_table(settings.families),
+            "configs": _config_entries(stats, settings.families),
+        }
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        """Treebanks, per-config statistics, UD citations."""
+        stat_rows = []
+        for name, config in manifest["configs"].items():
+            drops = config["sentence_drops"] | config["row_drops"]
+            stat_rows.append(
+                [
+                    name,
+                    " / ".join(f"{s} {n}" for s, n in config["splits"].items()),
+                    config["sentences"],
+                    ", ".join(f"{r} {n}" for r, n in drops.items()) or "none",
+                    rate(config["lemma_token_change"]),
+                    rate(config["position_change"]),
+                ]
+            )
+        stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
+        return CardText(
+            loading_comment="one split per condition",
+            parameters=build_parameters(manifest),
+            sources=f"""\
+{treebank_table(manifest)}
+
+Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.""",
+            statistics=f"""\
+N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
+words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
+scramble (share of words whose absolute position differs from the original).
+
+{markdown_table(stat_header, stat_rows)}""",
+            citation=f"""\
+Universal Dependencies:
+
+```
+{UD_CITATION}
+```
+
+{treebank_citations(manifest)}""",
+        )
+
+    def warnings(self) -> list[str]:
+        """The released run drew one random stream over its languages in order; leaving an
+        earlier one out shifts every later language's draws."""
+        order = self.protocol.stream_order
+        if order is None:
+            return []
+        langs = [t.lang for t in self.settings.treebanks]
+        last = max((order.index(lang) for lang in langs if lang in order), default=-1)
+        missing = [lang for lang in order[:last] if lang not in langs]
+        if not missing:
+            return []
+        return [
+            f"without {', '.join(missing)} the {self.protocol.name} stream differs from the "
+            "released run for the languages after them"
+        ]
+
+    @classmethod
+    def cli_options(cls) -> list:
+        return [
+            *ud_source_options("en,de,es,ru,zh"),
+            click.option("--seeds", default="1,2,3", show_default=True,
+                         help="Comma-separated integers."),
+            click.option("--families", default="full,part,head", show_default=True,
+                         help="Scrambles, among full, part, head."),
+            click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
+                         help="paper (the paper's text) or lrec2026 (its released code)."),
+            click.option("--part-fraction", type=float, default=0.5, show_default=True),
+        ]  # fmt: skip
+
+    @classmethod
+    def settings_from_cli(cls, values: dict) -> WordOrderSettings:
+        return WordOrderSettings(
+            **ud_source_settings(values),
+            seeds=comma_ints(values.pop("seeds")),
+            families=comma_words(values.pop("families")),
+            **values,
+        )
 
 
-def _write_chunk(writer, job, treebank, chunk, states, per_seed: dict[int, SeedStats]) -> None:
-    """Plan and write one chunk of sentences for every seed; what does not depend on the
-    seed is computed once per sentence."""
-    rows: dict[tuple[int, str], list[tuple]] = {}
-    lang, code = treebank.lang, treebank.code
-    for s in chunk:
-        facts = SentenceFacts.of(s)
-        candidates = job.protocol.candidates(s, lang)
-        for seed in job.seeds:
-            stats = per_seed[seed]
-            stats.sentences += 1
-            plan = job.protocol.plan(s, lang, code, seed, states[seed], candidates)
-            if isinstance(plan, str):
-                stats.sentence_drops[plan] += 1
-                continue
-            _record(stats, facts, plan, job.families)
-            for split, row in sentence_rows(
-                s, plan, lang, code, seed, job.families, facts.lemma_words
-            ):
-                rows.setdefault((seed, split), []).append(row)
-    for (seed, split), split_rows in rows.items():
-        arrow = rows_table(split_rows, FEATURES)
-        per_seed[seed].rows[split] += arrow.num_rows
-        family = split.removesuffix("_lemma")
-        families = job.families if family == "orig" else [family]
-        writer.share([config_name(lang, f, seed) for f in families], split, arrow)
+def _config_entries(stats: dict, scrambles: tuple[str, ...]) -> dict:
+    configs = {}
+    for lang in sorted(stats):
+        for seed in sorted(stats[lang]):
+            s = stats[lang][seed]
+            for scramble in scrambles:
+                splits = [sp for sp in splits_of(scramble) if s["rows"].get(sp)]
+                if not splits:
+                    continue
+                configs[config_name(lang, scramble, seed)] = {
+                    "splits": {sp: s["rows"][sp] for sp in splits},
+                    "sentences": s["sentences"],
+                    "sentence_drops": s["sentence_drops"],
+                    "row_drops": {
+                        k: v for k, v in s["row_drops"].items() if k.split(":")[0] in splits
+                    },
+                    "empty_splits": [sp for sp in splits_of(scramble) if sp not in splits],
+                    "lemma_token_change": s["lemma_token_change"],
+                    "position_change": s["position_change"].get(scramble, [0, 0]),
+                }
+    return configs

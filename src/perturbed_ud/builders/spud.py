@@ -16,10 +16,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
 from datasets import Features, List, Value
-from rich.progress import Progress
 
-from .. import __version__
 from ..data.card import (
     UD_CITATION,
     CardText,
@@ -28,12 +27,11 @@ from ..data.card import (
     rate,
     treebank_citations,
     treebank_table,
-    ud_signature,
-    write_card,
 )
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, table
+from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError, SourceError
 from ..files import file_sha256
+from ..options import comma_ints, comma_words
 from ..perturb.inflection import (
     FORMATS,
     Inflector,
@@ -43,7 +41,7 @@ from ..perturb.inflection import (
 )
 from ..perturb.nonce import REASONS, build_pool, nonce_sentence
 from ..perturb.surface_rules import citation_form, lemma_key
-from ..releases import parse_version
+from ..registry import FAMILIES
 from ..rng import KeyedDraws
 from ..ud import columns
 from ..ud.columns import SentenceColumns
@@ -51,12 +49,20 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
+from .family import DatasetFamily, check_settings, setting, version_setting
+from .ud_family import (
+    check_treebanks,
+    selection_setting,
+    split_setting,
+    treebanks_setting,
+    ud_manifest,
+    ud_source_options,
+    ud_source_settings,
+)
 
 NAME = "spud"
-VERSION = "1.0.0"
 PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
 TAGS = ["universal-dependencies", "nonce", "syntax", "perturbation", "spud"]
-DEFAULT_SEEDS = (1, 2, 3)
 POOL_SPLITS = ("test", "dev")
 SPLITS = ("orig", "nonce")
 CONTENT_ORDER = ("NOUN", "PROPN", "VERB", "ADJ", "ADV")
@@ -265,7 +271,7 @@ def _rows(cols_list: list[SentenceColumns], code: str, lang: str, replaced: list
 
 
 def build_language(
-    inputs: SpudInputs, seeds: list[int], selection: Selection, writer: ParquetSplitWriter
+    inputs: SpudInputs, seeds: tuple[int, ...], selection: Selection, writer: ParquetSplitWriter
 ) -> tuple[dict, dict]:
     """Write ``orig`` and every seed's ``nonce`` split of one treebank; return the per-seed
     statistics and what was read."""
@@ -320,21 +326,11 @@ def _file(path: Path) -> dict:
     return {"name": path.name, "sha256": file_sha256(path)}
 
 
-def _signature(
-    version: str, parameters: dict, selection: Selection, split: str, treebanks, read
-) -> str:
-    digest = hashlib.sha256()
-    for lang in sorted(read):
-        digest.update(json.dumps(read[lang], sort_keys=True).encode())
-    resources = f"resources:{digest.hexdigest()[:16]}"
-    return ud_signature(NAME, version, parameters, selection, split, treebanks, resources)
-
-
 def _rate(pair: list[int]) -> str:
     return rate(pair, digits=2)
 
 
-def card_text(manifest: dict) -> CardText:
+def _card_text(manifest: dict) -> CardText:
     """The sections of a spud card: treebanks and resources, replacement statistics."""
     resource_rows = []
     for t in manifest["treebanks"]:
@@ -419,67 +415,129 @@ SPUD_CITATION = """\
 }"""
 
 
-def build_spud(
-    inputs: list[SpudInputs],
-    out: str | Path,
-    *,
-    seeds=DEFAULT_SEEDS,
-    pool_splits=POOL_SPLITS,
-    selection: Selection | None = None,
-    split: str = "test",
-    overwrite: bool = False,
-    version: str = VERSION,
-) -> Path:
-    """Build ``<out>/spud`` as dataset ``version`` and return its path."""
-    parse_version(version)
-    selection = selection or Selection()
-    seeds = list(seeds)
-    langs = [i.treebank.lang for i in inputs]
-    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
-    if duplicated:
-        raise InputError(f"more than one treebank for {duplicated}: build them separately")
-    if not seeds:
-        raise InputError("no seeds given")
-    final = Path(out) / NAME
-    with atomic_folder(final, overwrite=overwrite) as root:
-        writer = ParquetSplitWriter(root, FEATURES)
-        stats, read = {}, {}
-        try:
-            with Progress(transient=True) as progress:
-                task = progress.add_task(f"building {NAME}", total=len(inputs))
-                for item in inputs:
-                    lang = item.treebank.lang
-                    stats[lang], read[lang] = build_language(item, seeds, selection, writer)
-                    progress.advance(task)
-        finally:
-            writer.close()
-        configs = {
-            config_name(lang, seed): stats[lang][seed]
-            for lang in sorted(stats)
-            for seed in seeds
-            if stats[lang][seed]["sentences"]
+@dataclass(frozen=True, kw_only=True)
+class SpudSettings:
+    """Everything that shapes a spud build."""
+
+    treebanks: tuple[Treebank, ...] = treebanks_setting()
+    seeds: tuple[int, ...] = setting(
+        "random seeds: each gives its own nonce split", signature="seeds", default=(1, 2, 3)
+    )
+    pool_splits: tuple[str, ...] = setting(
+        "the splits whose words supply replacement lemmas (those the treebank has)",
+        signature="pool_splits",
+        default=POOL_SPLITS,
+    )
+    lexicons: dict = setting(
+        "language -> [(format or None, path)]: inflection lexicons tried after the UD files",
+        default_factory=dict,
+    )
+    pymorphy: bool = setting("Russian: inflect with pymorphy3 as well", default=True)
+    fetched: bool = setting(
+        "the treebanks were downloaded: pool splits are downloaded too, and only the files "
+        "read feed the inflection lexicon (otherwise every split beside the file does)",
+        default=False,
+    )
+    offline: bool = setting("with fetched: pool splits only from the cache", default=False)
+    split: str = split_setting()
+    selection: Selection = selection_setting()
+    version: str = version_setting()
+
+    def __post_init__(self):
+        check_settings(self, "treebanks", "seeds", "pool_splits")
+        check_treebanks(self.treebanks)
+        if not self.seeds:
+            raise InputError("no seeds given")
+
+
+@FAMILIES.register("nonce.spud.v1")
+class Spud(DatasetFamily):
+    """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
+
+    A config per language and seed with splits orig and nonce, aligned by row.
+    """
+
+    name = NAME
+    pretty_name = PRETTY_NAME
+    description = DESCRIPTION
+    features = FEATURES
+    settings_class = SpudSettings
+
+    def conditions(self) -> list[str]:
+        return list(SPLITS)
+
+    def jobs(self) -> list[SpudInputs]:
+        """One job per treebank, with the files its pool and lexicon read."""
+        s = self.settings
+        return spud_inputs(
+            list(s.treebanks), list(s.pool_splits), s.lexicons,
+            fetch=s.fetched, offline=s.offline, pymorphy=s.pymorphy,
+        )  # fmt: skip
+
+    def write(self, inputs: SpudInputs, writer: ParquetSplitWriter) -> dict:
+        stats, read = build_language(inputs, self.settings.seeds, self.settings.selection, writer)
+        return {"lang": inputs.treebank.lang, "stats": stats, "read": read}
+
+    def manifest(self, results: list[dict]) -> dict:
+        settings = self.settings
+        stats = {r["lang"]: r["stats"] for r in results}
+        return {
+            "parameters": {
+                "seeds": ",".join(map(str, settings.seeds)),
+                "pool_splits": ",".join(settings.pool_splits),
+                "content_upos": ",".join(CONTENT_ORDER),
+            },
+            **ud_manifest(settings),
+            "resources": {r["lang"]: r["read"] for r in results},
+            "configs": {
+                config_name(lang, seed): stats[lang][seed]
+                for lang in sorted(stats)
+                for seed in settings.seeds
+                if stats[lang][seed]["sentences"]
+            },
         }
-        if not configs:
-            raise InputError("no sentence was read; nothing to write")
-        parameters = {
-            "seeds": ",".join(map(str, seeds)),
-            "pool_splits": ",".join(pool_splits),
-            "content_upos": ",".join(CONTENT_ORDER),
-        }
-        treebanks = [i.treebank for i in inputs]
-        manifest = {
-            "dataset": NAME,
-            "pretty_name": PRETTY_NAME,
-            "version": version,
-            "toolkit_version": __version__,
-            "signature": _signature(version, parameters, selection, split, treebanks, read),
-            "content_sha256": content_hash(root),
-            "parameters": parameters,
-            "split": split,
-            "selection": selection.describe(),
-            "treebanks": [t.describe() | {"citation": t.citation} for t in treebanks],
-            "resources": read,
-            "configs": configs,
-        }
-        write_card(root, manifest, DESCRIPTION, card_text(manifest))
-    return final
+
+    def signature_extra(self, manifest: dict) -> list[str]:
+        """The content UPOS replaced, and a digest of the pool and inflection resources."""
+        digest = hashlib.sha256()
+        for lang in sorted(manifest["resources"]):
+            digest.update(json.dumps(manifest["resources"][lang], sort_keys=True).encode())
+        return [
+            f"content_upos:{manifest['parameters']['content_upos']}",
+            f"resources:{digest.hexdigest()[:16]}",
+        ]
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        return _card_text(manifest)
+
+    @classmethod
+    def cli_options(cls) -> list:
+        return [
+            *ud_source_options("en,fr,de,ru,ar"),
+            click.option("--seeds", default="1,2,3", show_default=True,
+                         help="Comma-separated integers."),
+            click.option("--pool-splits", default="test,dev", show_default=True,
+                         help="Splits whose words supply the replacement lemmas (those the "
+                         "treebank has)."),
+            click.option("--lexicon", "lexicons", multiple=True,
+                         help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD "
+                         "files read: a UD treebank (.conllu or a folder), UDLexicons "
+                         "(.conllul) or UniMorph (other files)."),
+            click.option("--no-pymorphy", is_flag=True,
+                         help="Russian: inflect from lexicons only."),
+        ]  # fmt: skip
+
+    @classmethod
+    def settings_from_cli(cls, values: dict) -> SpudSettings:
+        fetched, offline = values["download"], values["offline"]
+        return SpudSettings(
+            **ud_source_settings(values),
+            seeds=comma_ints(values.pop("seeds")),
+            pool_splits=comma_words(values.pop("pool_splits")),
+            lexicons=parse_lexicon_options(list(values.pop("lexicons"))),
+            pymorphy=not values.pop("no_pymorphy"),
+            fetched=fetched,
+            offline=offline,
+            **values,
+        )

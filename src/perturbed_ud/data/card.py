@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .. import __version__
 from .licences import hub_licence
 from .markdown import markdown_table
 from .writer import split_pattern
@@ -74,6 +73,7 @@ def yaml_metadata(
         "dataset": manifest["dataset"],
         "version": manifest["version"],
         "signature": manifest["signature"],
+        "config_id": manifest["config_id"],
         "content_sha256": manifest["content_sha256"],
     }
     configs = {}
@@ -140,74 +140,19 @@ def release(treebank: dict) -> str:
     return treebank["release"]
 
 
-def ud_signature(name: str, version: str, parameters: dict, selection, split, treebanks, *extra):
-    """sacrebleu-style: every setting that shapes a UD-based dataset, in one readable line."""
-    parts = [
-        f"{name}:{version}",
-        *(f"{k}:{v}" for k, v in parameters.items()),
-        f"split:{split}",
-        "select:" + ",".join(str(v) for v in selection.describe().values()),
-        "ud:" + ",".join(f"{t.code}@{t.release}" for t in treebanks),
-        *extra,
-        f"toolkit:{__version__}",
-    ]
-    return "|".join(parts)
-
-
-def perturbed_ud_text(manifest: dict) -> CardText:
-    """The sections of a perturbed-ud card: treebanks, per-config statistics, UD citations."""
-    stat_rows = []
-    for name, config in manifest["configs"].items():
-        drops = config["sentence_drops"] | config["row_drops"]
-        stat_rows.append(
-            [
-                name,
-                " / ".join(f"{s} {n}" for s, n in config["splits"].items()),
-                config["sentences"],
-                ", ".join(f"{r} {n}" for r, n in drops.items()) or "none",
-                rate(config["lemma_token_change"]),
-                rate(config["position_change"]),
-            ]
-        )
-    stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
-    return CardText(
-        loading_comment="one split per condition",
-        parameters=build_parameters(manifest),
-        sources=f"""\
-{treebank_table(manifest)}
-
-Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.""",
-        statistics=f"""\
-N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
-words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
-scramble (share of words whose absolute position differs from the original).
-
-{markdown_table(stat_header, stat_rows)}""",
-        citation=f"""\
-Universal Dependencies:
-
-```
-{UD_CITATION}
-```
-
-{treebank_citations(manifest)}""",
-    )
-
-
 def render(
     manifest: dict,
     description: str,
-    text: CardText | None = None,
+    text: CardText,
     parquet_bytes: dict[str, int] | None = None,
 ) -> str:
     """The whole card: YAML, what the dataset is, how to load it, statistics, credits."""
-    text = text or perturbed_ud_text(manifest)
     first = next(iter(manifest["configs"]), "CONFIG")
     body = f"""
 # {manifest["pretty_name"]}
 
 Version {manifest["version"]}, built by perturbed-ud {manifest["toolkit_version"]}.
-Signature: `{manifest["signature"]}`.
+Signature: `{manifest["signature"]}` (config id `{manifest["config_id"]}`).
 
 {description}
 ## Loading
@@ -236,7 +181,7 @@ ds = load_dataset("path/to/{manifest["dataset"]}", "{first}")  # {text.loading_c
     return f"---\n{yaml_metadata(manifest, text.tags, parquet_bytes).to_yaml()}\n---\n{body}"
 
 
-def write_card(folder, manifest: dict, description: str, text: CardText | None = None) -> None:
+def write_card(folder, manifest: dict, description: str, text: CardText) -> None:
     """README.md and build.json (the manifest) of a built folder, its configs' Parquet files
     already in place."""
     sizes = {

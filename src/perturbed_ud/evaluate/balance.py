@@ -16,9 +16,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datasets import Features
 
+from ..builders.family import config_id
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
 from ..errors import InputError
+from ..registry import FAMILIES
 from .masking import span_problem, target_pieces
 
 
@@ -96,11 +98,13 @@ def balance_dataset(
             "source_signature": manifest["signature"],
         }
         manifest["signature"] += f"|balanced:{tokenizer_name}@{revision}:cap{max_span_pieces}"
+        manifest["config_id"] = config_id(manifest["signature"])
         manifest["content_sha256"] = content_hash(root)
         description = (
             f"Balanced subset of `{manifest['dataset']}` for the tokenizer `{tokenizer_name}`: "
             f"only items whose target has 1 to {max_span_pieces} pieces in every split of "
             "the config are kept (drops are listed per config below).\n"
         )
-        write_card(root, manifest, description)
+        family = FAMILIES.get(manifest["dataset"])
+        write_card(root, manifest, description, family.card_text(manifest))
     return final

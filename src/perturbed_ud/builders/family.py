@@ -1,0 +1,139 @@
+"""The contract every dataset family meets.
+
+A family is one module: a frozen settings dataclass whose fields say everything that shapes
+the data, its `Features`, the conditions (splits) it writes, a row generator that writes
+rows by column name, and the statistics and card sections of what it wrote. Everything
+else (sources on disk, the atomic folder, worker processes, the Parquet writer, manifest,
+signature and card frame) belongs to the engine in :mod:`.engine`, and the command line
+builds its ``build <family>`` subcommand from the family's registration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from datasets import Features
+
+from .. import __version__
+from ..data.card import CardText
+from ..data.writer import ParquetSplitWriter
+from ..releases import parse_version
+
+DEFAULT_VERSION = "1.0.0"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def setting(
+    doc: str,
+    *,
+    signature: str | None = None,
+    shown: Callable[[Any], str] = _shown,
+    default: Any = dataclasses.MISSING,
+    default_factory: Any = dataclasses.MISSING,
+) -> Any:
+    """A settings field with its documentation; with ``signature``, it enters the build
+    signature as ``signature:shown(value)``, in field order."""
+    metadata = {"doc": doc, "signature": signature, "shown": shown}
+    return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
+
+
+def version_setting() -> Any:
+    return setting("the dataset version x.y.z, recorded in card and tag", default=DEFAULT_VERSION)
+
+
+def check_settings(settings: Any, *sequences: str) -> None:
+    """Shared checks of a settings object: a valid version; list arguments stored as tuples
+    (hashable and printable)."""
+    parse_version(settings.version)
+    for name in sequences:
+        object.__setattr__(settings, name, tuple(getattr(settings, name)))
+
+
+class DatasetFamily(ABC):
+    """A dataset family: what it reads, which conditions it writes, and how it describes them.
+
+    Subclasses set the class attributes, register themselves in ``registry.FAMILIES``
+    under a versioned name, and implement the abstract methods. ``jobs`` returns
+    independent, picklable units of work; ``write`` runs one of them in a worker process
+    and returns its statistics; ``manifest`` turns all statistics into the ``build.json``
+    entries (``parameters``, the inputs under ``treebanks`` or ``sources``, and
+    ``configs``, each config listing its non-empty ``splits``).
+    """
+
+    name: ClassVar[str]  # the dataset: folder name, `build` subcommand, short registry name
+    pretty_name: ClassVar[str]
+    description: ClassVar[str]  # the card's opening: what a row is, split by split
+    features: ClassVar[Features]
+    settings_class: ClassVar[type]
+
+    def __init__(self, settings: Any):
+        self.settings = settings
+
+    @abstractmethod
+    def conditions(self) -> list[str]:
+        """The splits this build may write, in card order."""
+
+    @abstractmethod
+    def jobs(self) -> list:
+        """Independent units of work; each writes its own configs."""
+
+    @abstractmethod
+    def write(self, job: Any, writer: ParquetSplitWriter) -> Any:
+        """Write one job's rows; return its statistics."""
+
+    @abstractmethod
+    def manifest(self, results: list) -> dict:
+        """The family's part of ``build.json`` from every job's statistics, in job order."""
+
+    @classmethod
+    @abstractmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        """The card's sections, from the manifest alone (a card can be re-rendered from
+        ``build.json``, as `balance` does for its subset)."""
+
+    def signature_extra(self, manifest: dict) -> list[str]:
+        """Signature parts beyond the settings: digests of resources read during the build."""
+        return []
+
+    def warnings(self) -> list[str]:
+        """What a user should know about these settings after a successful build."""
+        return []
+
+    @classmethod
+    def cli_options(cls) -> list:
+        """The click options of ``build <name>``, besides those every build has (--out,
+        --overwrite, --version, --workers)."""
+        return []
+
+    @classmethod
+    def settings_from_cli(cls, values: dict) -> Any:
+        """The settings from the command line's option values (``version`` included)."""
+        return cls.settings_class(**values)
+
+    def signature(self, manifest: dict) -> str:
+        """sacrebleu-style: the family and version, then every setting that shapes the data,
+        in field order, then resources read and the toolkit version, in one readable line."""
+        parts = [f"{self.name}:{self.settings.version}"]
+        for f in dataclasses.fields(self.settings):
+            if key := f.metadata.get("signature"):
+                parts.append(f"{key}:{f.metadata['shown'](getattr(self.settings, f.name))}")
+        return "|".join([*parts, *self.signature_extra(manifest), f"toolkit:{__version__}"])
+
+
+def config_id(signature: str) -> str:
+    """A short handle of a build's signature: equal ids, equal settings and resources."""
+    return hashlib.sha256(signature.encode()).hexdigest()[:12]
+
+
+def documented_fields(settings_class: type) -> dict[str, str]:
+    """Field name → documentation of a settings class (for help texts and tests)."""
+    return {f.name: f.metadata.get("doc", "") for f in dataclasses.fields(settings_class)}

@@ -1,0 +1,96 @@
+"""What every family built from UD treebanks shares: settings fields, command-line options
+for the treebank sources, and the manifest entries that record what was read."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import InputError
+from ..options import comma_words
+from ..ud.selection import Selection
+from ..ud.sources import UD_RELEASE, Treebank
+from .family import setting
+
+
+def treebanks_setting():
+    return setting(
+        "the treebanks read, at most one per language, each with its files and UD release",
+        signature="ud",
+        shown=lambda treebanks: ",".join(f"{t.code}@{t.release}" for t in treebanks),
+    )
+
+
+def split_setting():
+    return setting("the UD split read: train, dev or test", signature="split", default="test")
+
+
+def selection_setting():
+    return setting(
+        "which sentences of each treebank: all, the first N, or a seeded sample of N",
+        signature="select",
+        shown=lambda s: ",".join(str(v) for v in s.describe().values()),
+        default=Selection(),
+    )
+
+
+def check_treebanks(treebanks: tuple[Treebank, ...]) -> None:
+    if not treebanks:
+        raise InputError("no treebank given")
+    langs = [t.lang for t in treebanks]
+    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
+    if duplicated:
+        raise InputError(f"more than one treebank for {duplicated}: build them separately")
+
+
+def ud_manifest(settings) -> dict:
+    """The manifest entries of the sentences read: split, selection, treebanks."""
+    return {
+        "split": settings.split,
+        "selection": settings.selection.describe(),
+        "treebanks": [t.describe() | {"citation": t.citation} for t in settings.treebanks],
+    }
+
+
+def ud_source_options(default_langs: str) -> list:
+    """Where treebanks come from and which sentences: the options of every UD-based build."""
+    return [
+        click.option("--langs", default=default_langs, show_default=True, help="Comma list."),
+        click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
+        click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
+        click.option("--download", is_flag=True,
+                     help="Fetch the paper's treebanks (en EWT, de GSD, es AnCora, ru SynTagRus, "
+                     f"zh GSD, tr IMST, …) from UD's GitHub at {UD_RELEASE}. Default source: "
+                     "the PUD sample shipped with perturbed-ud."),
+        click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
+        click.option("--split", default="test", show_default=True, help="train, dev or test."),
+        click.option("--limit", type=int, help="Only the first N sentences of each treebank."),
+        click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
+        click.option("--sample-seed", type=int, default=0, show_default=True),
+        click.option("--offline", is_flag=True, help="With --download: only the cache."),
+        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (default: "
+                     "from the release folder name or the README changelog)."),
+    ]  # fmt: skip
+
+
+def ud_source_settings(values: dict) -> dict:
+    """The settings named by `ud_source_options` (consumed from ``values``): the treebanks,
+    resolved (and downloaded) now, the split and the sentence selection."""
+    from ..ud.sources import parse_treebank_overrides, resolve
+
+    split = values.pop("split")
+    treebanks = resolve(
+        comma_words(values.pop("langs")),
+        split=split,
+        files=list(values.pop("files")),
+        ud_root=values.pop("ud_root"),
+        overrides=parse_treebank_overrides(list(values.pop("treebanks"))),
+        fetch=values.pop("download"),
+        offline=values.pop("offline"),
+        ud_release=values.pop("ud_release"),
+    )
+    selection = Selection(
+        limit=values.pop("limit"),
+        sample=values.pop("sample"),
+        sample_seed=values.pop("sample_seed"),
+    )
+    return {"treebanks": treebanks, "split": split, "selection": selection}
