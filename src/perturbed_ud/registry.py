@@ -18,22 +18,35 @@ class Registry:
         self.kind = kind
         self._modules = modules  # where the built-in parts register themselves
         self._parts: dict[str, type] = {}
+        self._short: dict[str, str] = {}  # versioned name -> short name
+        self._loaded = False
 
     def _load(self) -> None:
-        for module in self._modules:
-            importlib.import_module(module)
+        if not self._loaded:
+            self._loaded = True
+            for module in self._modules:
+                importlib.import_module(module)
 
-    def register(self, name: str) -> Callable[[type], type]:
-        """Register a class under ``name``; its ``name`` attribute is its short name."""
+    def register(self, name: str, short: str | None = None) -> Callable:
+        """Register a class or function under ``name`` and its short name (``short``, else
+        the part's ``name`` attribute); the part learns its versioned name."""
 
-        def add(part: type) -> type:
-            taken = [key for key in (name, part.name) if key in self._parts]
+        def add(part):
+            short_name = short or part.name
+            taken = [key for key in (name, short_name) if key in self._parts]
             if taken:
                 raise ValueError(f"{self.kind} {taken[0]!r} is registered twice")
-            self._parts[name] = self._parts[part.name] = part
+            self._parts[name] = self._parts[short_name] = part
+            self._short[name] = short_name
+            part.registered_name = name
             return part
 
         return add
+
+    def find(self, name: str):
+        """The part registered under ``name``, or None."""
+        self._load()
+        return self._parts.get(name)
 
     def get(self, name: str) -> type:
         self._load()
@@ -47,7 +60,7 @@ class Registry:
     def short_names(self) -> list[str]:
         """The short name of every part, once."""
         self._load()
-        return sorted({part.name for part in self._parts.values()})
+        return sorted(set(self._short.values()))
 
     def names(self) -> list[str]:
         """Every name a part answers to: short names, then versioned ones."""
@@ -55,6 +68,7 @@ class Registry:
         return sorted(self._parts, key=lambda key: ("." in key, key))
 
 
+RULE_SETS = Registry("language rule set", ("perturbed_ud.perturb.surface_rules",))
 PROTOCOLS = Registry("protocol", ("perturbed_ud.perturb.paper", "perturbed_ud.perturb.lrec2026"))
 FAMILIES = Registry(
     "dataset family",

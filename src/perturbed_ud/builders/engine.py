@@ -59,6 +59,7 @@ def build(
         entries = family.manifest(results)
         if not entries["configs"]:
             raise InputError("no input produced a row; nothing to write")
+        _check_conditions(family, entries["configs"])
         signature = family.signature(entries)
         manifest = {
             "dataset": family.name,
@@ -72,6 +73,14 @@ def build(
         }
         write_card(root, manifest, family.description, family.card_text(manifest))
     return final
+
+
+def _check_conditions(family: DatasetFamily, configs: dict) -> None:
+    """Every split written is a condition the family declares: a family bug otherwise."""
+    written = {split for config in configs.values() for split in config["splits"]}
+    undeclared = sorted(written - set(family.conditions()))
+    if undeclared:
+        raise ValueError(f"{family.name} wrote splits it does not declare: {undeclared}")
 
 
 def _write_job(family: DatasetFamily, job, root: Path):

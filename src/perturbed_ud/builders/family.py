@@ -132,8 +132,3 @@ class DatasetFamily(ABC):
 def config_id(signature: str) -> str:
     """A short handle of a build's signature: equal ids, equal settings and resources."""
     return hashlib.sha256(signature.encode()).hexdigest()[:12]
-
-
-def documented_fields(settings_class: type) -> dict[str, str]:
-    """Field name → documentation of a settings class (for help texts and tests)."""
-    return {f.name: f.metadata.get("doc", "") for f in dataclasses.fields(settings_class)}

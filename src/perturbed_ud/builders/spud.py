@@ -41,7 +41,7 @@ from ..perturb.inflection import (
 )
 from ..perturb.nonce import REASONS, build_pool, nonce_sentence
 from ..perturb.surface_rules import citation_form, lemma_key
-from ..registry import FAMILIES
+from ..registry import FAMILIES, RULE_SETS
 from ..rng import KeyedDraws
 from ..ud import columns
 from ..ud.columns import SentenceColumns
@@ -301,10 +301,12 @@ def build_language(
                 masks.append(result.replaced)
                 _record(seed_stats, cols, result)
             writer.write(config, "nonce", table(_rows(nonce, code, lang, masks), FEATURES))
+    rules = RULE_SETS.find(lang)
     read = {
         "pool_files": [_file(f) for f in inputs.pool_files],
         "pool_contexts": len(pool),
         "inflection": inflector.describe(),
+        "surface_rules": rules.registered_name if rules else None,
     }
     return {seed: s.to_dict(len(orig_types)) for seed, s in stats.items()}, read
 

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ..lexicons import english_article_exceptions, french_no_elision
+from ..registry import RULE_SETS
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import parse_feats
 
@@ -182,7 +183,9 @@ def _initialism(word: str) -> bool:
     return 1 < len(word) <= 3 or (len(word) <= 5 and not set(word) & set("AEIOUY"))
 
 
-def _english(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+@RULE_SETS.register("nonce.spud.surface.en.v1", short="en")
+def english_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """a/an before a replaced word."""
     for i, form in enumerate(cols.forms):
         if form.lower() not in ("a", "an") or cols.upos[i] != "DET":
             continue
@@ -301,7 +304,9 @@ def _layout_misc(misc: str) -> str:
 _RUSSIAN_VOWELS = set("аоуэиы")
 
 
-def _russian(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+@RULE_SETS.register("nonce.spud.surface.ru.v1", short="ru")
+def russian_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """о/об before a replaced word."""
     for i in range(len(cols) - 1):
         low = cols.forms[i].lower()
         if cols.upos[i] != "ADP" or low not in ("о", "об") or not replaced[i + 1]:
@@ -312,7 +317,9 @@ def _russian(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> No
             counts["o_ob"] += 1
 
 
-def _arabic(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+@RULE_SETS.register("nonce.spud.surface.ar.v1", short="ar")
+def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """The article after li-, and taa marbuta before a suffix, on replaced words."""
     for i in range(len(cols)):
         if not replaced[i]:
             continue
@@ -322,6 +329,12 @@ def _arabic(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> Non
         if _before_suffix(cols, i) and cols.forms[i].endswith("ة"):
             cols.forms[i] = cols.forms[i][:-1] + "ت"
             counts["taa_marbuta"] += 1
+
+
+@RULE_SETS.register("nonce.spud.surface.fr.v1", short="fr")
+def french_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """Elision, ce/cet, ma/mon, then the contractions they make or undo."""
+    _french_contractions(cols, _french(cols, replaced, counts), counts)
 
 
 def _set_form(cols: SentenceColumns, i: int, form: str) -> None:
@@ -336,15 +349,8 @@ def adjust(lang: str, cols: SentenceColumns, replaced: list[bool]) -> Counter:
     """Apply the language's rules to a sentence whose replaced words are in place; respell
     the multiword tokens around replaced words. Returns counts by rule."""
     counts: Counter = Counter()
-    if lang == "en":
-        _english(cols, replaced, counts)
-    elif lang == "fr":
-        changed = _french(cols, replaced, counts)
-        _french_contractions(cols, changed, counts)
-    elif lang == "ru":
-        _russian(cols, replaced, counts)
-    elif lang == "ar":
-        _arabic(cols, replaced, counts)
+    if rules := RULE_SETS.find(lang):
+        rules(cols, replaced, counts)
     for first, last, token in cols.mwt_spans():
         if any(replaced[first : last + 1]):
             token["form"] = like_case(token["form"], "".join(cols.forms[first : last + 1]))

@@ -1,0 +1,192 @@
+"""The dataset-family contract: a family is one module plus its registration.
+
+The toy family below lives only in this file. Registered, it builds through the Python API,
+the `build` command line (options, help, release files) and the shared engine, like the
+families shipped with perturbed-ud.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT
+from datasets import Features, List, Value, load_dataset
+
+from perturbed_ud.builders.engine import build
+from perturbed_ud.builders.family import DatasetFamily, setting, version_setting
+from perturbed_ud.cli import main
+from perturbed_ud.data.card import CardText, markdown_table
+from perturbed_ud.data.writer import rows_table
+from perturbed_ud.registry import FAMILIES
+from perturbed_ud.ud.selection import Selection
+from perturbed_ud.ud.sources import resolve
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReversalSettings:
+    """What shapes a toy reversal build."""
+
+    sentences: tuple[str, ...] = setting("whitespace-tokenised sentences", signature="n")
+    version: str = version_setting()
+
+    def __post_init__(self):
+        object.__setattr__(self, "sentences", tuple(self.sentences))
+
+
+@FAMILIES.register("toy.reversal.v1")
+class Reversal(DatasetFamily):
+    """Toy: every sentence forwards and reversed."""
+
+    name = "toy-reversal"
+    pretty_name = "Toy reversals"
+    description = "Each sentence as given (`orig`) and with its words reversed (`reversed`).\n"
+    features = Features({"sent_id": Value("string"), "words": List(Value("string"))})
+    settings_class = ReversalSettings
+    splits = ("orig", "reversed")
+
+    def conditions(self) -> list[str]:
+        return list(self.splits)
+
+    def jobs(self) -> list:
+        return [list(enumerate(self.settings.sentences))]
+
+    def write(self, job, writer) -> dict:
+        rows = {split: [] for split in self.splits}
+        for i, sentence in job:
+            words = sentence.split()
+            rows["orig"].append({"sent_id": str(i), "words": words})
+            rows["reversed"].append({"sent_id": str(i), "words": words[::-1]})
+        for split, split_rows in rows.items():
+            writer.write("default", split, rows_table(split_rows, self.features))
+        return {split: len(split_rows) for split, split_rows in rows.items()}
+
+    def manifest(self, results: list) -> dict:
+        return {
+            "parameters": {"sentences": len(self.settings.sentences)},
+            "sources": [{"lang": "en", "license": "CC BY-SA 4.0", "name": "toy"}],
+            "configs": {"default": {"splits": results[0]}},
+        }
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        splits = manifest["configs"]["default"]["splits"]
+        return CardText(
+            loading_comment="splits orig and reversed",
+            parameters="Sentences given on the command line.",
+            sources="Written for the test.",
+            statistics=markdown_table(["split", "N"], [[s, n] for s, n in splits.items()]),
+            citation="None.",
+        )
+
+    @classmethod
+    def cli_options(cls) -> list:
+        return [click.option("--sentence", "sentences", multiple=True, required=True)]
+
+
+SENTENCES = ["the cat sleeps", "dogs bark loudly today"]
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def parquet_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.parquet")}
+
+
+def test_a_family_defined_here_builds_through_the_cli_and_the_api(tmp_path):
+    args = [x for s in SENTENCES for x in ("--sentence", s)]
+    result = cli("build", "toy-reversal", *args, "--version", "2.1.0", "--out", tmp_path / "cli")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "cli" / "toy-reversal"
+    reversed_split = load_dataset(str(folder), "default", split="reversed")
+    assert reversed_split["words"] == [s.split()[::-1] for s in SENTENCES]
+    manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    assert manifest["version"] == "2.1.0"
+    assert manifest["signature"].startswith("toy-reversal:2.1.0|n:the cat sleeps,dogs bark")
+    assert manifest["content_sha256"] and len(manifest["config_id"]) == 12
+
+    api = build("toy.reversal.v1", tmp_path / "api", sentences=SENTENCES, version="2.1.0")
+    assert parquet_bytes(api) == parquet_bytes(folder)
+    assert json.loads((api / "build.json").read_text(encoding="utf-8")) == manifest
+
+
+def test_the_cli_lists_the_family_with_its_own_options_and_release_files(tmp_path):
+    listed = cli("build", "--help")
+    assert "toy-reversal" in listed.output and "perturbed-ud" in listed.output
+    own = cli("build", "toy-reversal", "--help")
+    assert "--sentence" in own.output and "--workers" in own.output
+    release = tmp_path / "toy.toml"
+    release.write_text(
+        'dataset = "toy-reversal"\nversion = "1.2.0"\n\n[options]\nsentence = ["a b c"]\n',
+        encoding="utf-8",
+    )
+    result = cli("build", release, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "toy-reversal" / "build.json").read_text())
+    assert manifest["version"] == "1.2.0" and manifest["configs"]["default"]["splits"]["orig"] == 1
+
+
+class Undeclared(Reversal):
+    """Writes a split its conditions do not name."""
+
+    def conditions(self) -> list[str]:
+        return ["orig"]
+
+
+def test_a_split_the_family_does_not_declare_is_a_bug_and_leaves_nothing(tmp_path):
+    with pytest.raises(ValueError, match=r"does not declare: \['reversed'\]"):
+        build(Undeclared, tmp_path, sentences=SENTENCES)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["perturbed-ud", "clams", "spud", "toy-reversal"])
+def test_every_family_documents_every_setting_and_keeps_it_frozen(name):
+    family = FAMILIES.get(name)
+    docs = {f.name: f.metadata.get("doc") for f in dataclasses.fields(family.settings_class)}
+    assert "version" in docs and all(docs.values()), docs
+    assert family.__doc__ and family.description and family.features
+
+
+def test_settings_are_frozen_and_every_signed_setting_changes_the_signature():
+    treebanks = resolve(["en"], split="test", ud_root=str(UD_ROOT))
+    family = FAMILIES.get("perturbed-ud")
+    base = family.settings_class(treebanks=treebanks, selection=Selection(limit=5))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        base.seeds = (4,)
+    signatures = {
+        family(s).signature({})
+        for s in (
+            base,
+            dataclasses.replace(base, seeds=[1]),
+            dataclasses.replace(base, families=["full"]),
+            dataclasses.replace(base, part_fraction=0.25),
+            dataclasses.replace(base, protocol="word_order.lrec2026.v1", seeds=[1]),
+            dataclasses.replace(base, selection=Selection(sample=5)),
+            dataclasses.replace(base, version="1.0.1"),
+        )
+    }
+    assert len(signatures) == 7
+
+
+def test_an_unknown_scramble_is_refused_instead_of_dropped(tmp_path):
+    result = cli("build", "perturbed-ud", "--langs", "en", "--families", "full,scramble",
+                 "--out", tmp_path)  # fmt: skip
+    assert result.exit_code == 1
+    assert "error: families must be among full, part, head, not ['scramble']" in result.output
+
+
+def test_a_spud_build_gives_the_same_bytes_with_two_workers(tmp_path):
+    treebanks = resolve(["en", "fr"], split="test", ud_root=str(UD_ROOT))
+    settings = {"treebanks": treebanks, "seeds": [1], "selection": Selection(limit=15)}
+    one = build("spud", tmp_path / "one", **settings)
+    two = build("spud", tmp_path / "two", workers=2, **settings)
+    assert parquet_bytes(one) == parquet_bytes(two)
+    assert pq.read_table(one / "fr_seed1" / "nonce-00000-of-00001.parquet").num_rows == 15
