@@ -16,6 +16,12 @@ def stoplist(lang: str) -> frozenset[str]:
     return frozenset(load_toml("stoplists.toml").get(lang, {}).get("stop", ()))
 
 
+@cache
+def feature_map(scheme: str) -> dict[str, tuple[str, str]]:
+    """A morphological scheme's values (``unimorph``, ``opencorpora``) -> (UD feature, value)."""
+    return {value: tuple(ud) for value, ud in load_toml("feature_maps.toml")[scheme].items()}
+
+
 def _data_lines(name: str) -> list[str]:
     """The non-comment, non-blank lines of a text lexicon shipped with the package."""
     text = files(__package__).joinpath(name).read_text(encoding="utf-8")

@@ -184,12 +184,15 @@ def run_options(command):
     return command
 
 
-def run_task_command(evaluate_fn, settings_cls, settings: dict, run: dict) -> None:
-    """Build the task's settings, run it, report the folder."""
+RUN_OPTIONS = ("dataset", "model", "out", "configs", "revision", "dataset_revision", "device",
+               "num_proc")  # fmt: skip
+
+
+def run_task_command(evaluate_fn, settings_cls, values: dict) -> None:
+    """Split the options into the run's and the task's settings, run it, report the folder."""
+    run = {name: values.pop(name) for name in RUN_OPTIONS}
     folder = evaluate_fn(
-        run.pop("dataset"), run.pop("model"), run.pop("out"),
-        settings=settings_cls(**settings, dtype=run.pop("dtype"),
-                              max_tokens=run.pop("max_tokens")),
+        run.pop("dataset"), run.pop("model"), run.pop("out"), settings=settings_cls(**values),
         configs=list(run.pop("configs")) or None, **run,
     )  # fmt: skip
     click.echo(f"wrote {folder}")
@@ -201,27 +204,25 @@ scoring_option = click.option(
 )  # fmt: skip
 
 
+kind_option = click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+bos_option = click.option(
+    "--bos", type=click.Choice(["prepend", "none"]), default="prepend",
+    help="Causal LMs: prepend BOS, or leave the first token unscored.",
+)  # fmt: skip
+
+
 @evaluate.command("masked-word")
 @run_options
 @scoring_option
 @click.option("--beam", type=int, default=8, show_default=True)
 @click.option("--top-k", type=int, default=5, show_default=True)
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
-def masked_word(scoring, beam, top_k, max_span_pieces, **run) -> None:
+def masked_word(**values) -> None:
     """Mask each item's target word and rebuild it by beam search over its pieces."""
     from .evaluate.masked_word import MaskedWordSettings
     from .evaluate.runner import evaluate_masked_word
 
-    settings = {"scoring": scoring, "beam": beam, "top_k": top_k}
-    settings["max_span_pieces"] = max_span_pieces
-    run_task_command(evaluate_masked_word, MaskedWordSettings, settings, run)
-
-
-kind_option = click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
-bos_option = click.option(
-    "--bos", type=click.Choice(["prepend", "none"]), default="prepend",
-    help="Causal LMs: prepend BOS, or leave the first token unscored.",
-)  # fmt: skip
+    run_task_command(evaluate_masked_word, MaskedWordSettings, values)
 
 
 @evaluate.command("minimal-pair")
@@ -230,13 +231,11 @@ bos_option = click.option(
 @bos_option
 @click.option("--capitalize", is_flag=True, help="Capitalise the first word.")
 @click.option("--final-period", is_flag=True, help="End every sentence with a period.")
-def minimal_pair(kind, bos, capitalize, final_period, **run) -> None:
+def minimal_pair(**values) -> None:
     """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
     from .evaluate.minimal_pair import MinimalPairSettings, evaluate_minimal_pairs
 
-    settings = {"kind": kind, "bos": bos, "capitalize": capitalize}
-    settings["final_period"] = final_period
-    run_task_command(evaluate_minimal_pairs, MinimalPairSettings, settings, run)
+    run_task_command(evaluate_minimal_pairs, MinimalPairSettings, values)
 
 
 @evaluate.command("score")
@@ -246,12 +245,11 @@ def minimal_pair(kind, bos, capitalize, final_period, **run) -> None:
               default="within_word_l2r", help="Masked LMs: PPPL-l2r or PPPL.")  # fmt: skip
 @bos_option
 @click.option("--words-column", default="forms", show_default=True)
-def score(kind, metric, bos, words_column, **run) -> None:
+def score(**values) -> None:
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
     from .evaluate.sentence_task import ScoreSettings, evaluate_scores
 
-    settings = {"kind": kind, "metric": metric, "bos": bos, "words_column": words_column}
-    run_task_command(evaluate_scores, ScoreSettings, settings, run)
+    run_task_command(evaluate_scores, ScoreSettings, values)
 
 
 @main.command()

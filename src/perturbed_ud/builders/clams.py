@@ -320,58 +320,6 @@ def _form_check_text(configs: dict) -> str:
     )
 
 
-def _card_text(manifest: dict) -> CardText:
-    """The sections of a clams card: grammar sources, pairs per construction and language."""
-    source_rows = [
-        [
-            s["lang"],
-            s["name"],
-            s["license"] + (f" ({s['copyright']})" if s.get("copyright") else ""),
-            ", ".join(f["name"] for f in s["files"]),
-        ]
-        for s in manifest["sources"]
-    ]
-    configs = manifest["configs"]
-    langs = list(configs)
-    constructions = list(
-        dict.fromkeys(c for config in configs.values() for c in config["minimal_sets"])
-    )
-    stat_rows = [
-        [f"`{c}`", *(configs[lang]["splits"].get(c, "–") for lang in langs)] for c in constructions
-    ]
-    stat_rows.append(["total", *(sum(configs[lang]["splits"].values()) for lang in langs)])
-    drops = [
-        f"{lang} {reason} {n}" for lang in langs for reason, n in configs[lang]["drops"].items()
-    ]
-    empty = [f"{lang} {s}" for lang in langs for s in configs[lang]["empty_splits"]]
-    languages = ", ".join(langs)
-    return CardText(
-        loading_comment="one split per construction",
-        parameters=f"Languages: {languages}. Rows: one per minimal pair.",
-        sources=f"""\
-{markdown_table(["lang", "grammars", "licence", "files"], source_rows)}
-
-The grammars of this project (`lexicons/clams/`) are under Apache-2.0, the licence of the
-perturbed-ud code; the grammars of the CLAMS repository (Mueller et al. 2020) are under
-Apache-2.0 too. The sha256 of every grammar file is in `build.json`.""",
-        statistics=f"""\
-N minimal pairs per construction (split) and language (config). Grammatical sentences without
-any ungrammatical variant give no pair and are counted as drops: {", ".join(drops) or "none"}.
-Constructions without any pair, left out: {", ".join(empty) or "none"}.
-
-{markdown_table(["construction", *langs], stat_rows)}
-
-{_form_check_text(configs)}""",
-        citation=f"""\
-The constructions and the attribute-varying grammar formalism are those of CLAMS:
-
-```
-{CLAMS_CITATION}
-```""",
-        tags=list(TAGS),
-    )
-
-
 @dataclass(frozen=True, kw_only=True)
 class ClamsSettings:
     """Everything that shapes a clams build: which grammars, which languages."""
@@ -455,7 +403,56 @@ class Clams(DatasetFamily):
 
     @classmethod
     def card_text(cls, manifest: dict) -> CardText:
-        return _card_text(manifest)
+        """The sections of a clams card: grammar sources, pairs per construction and language."""
+        source_rows = [
+            [
+                s["lang"],
+                s["name"],
+                s["license"] + (f" ({s['copyright']})" if s.get("copyright") else ""),
+                ", ".join(f["name"] for f in s["files"]),
+            ]
+            for s in manifest["sources"]
+        ]
+        configs = manifest["configs"]
+        langs = list(configs)
+        constructions = list(
+            dict.fromkeys(c for config in configs.values() for c in config["minimal_sets"])
+        )
+        stat_rows = [
+            [f"`{c}`", *(configs[lang]["splits"].get(c, "–") for lang in langs)]
+            for c in constructions
+        ]
+        stat_rows.append(["total", *(sum(configs[lang]["splits"].values()) for lang in langs)])
+        drops = [
+            f"{lang} {reason} {n}" for lang in langs for reason, n in configs[lang]["drops"].items()
+        ]
+        empty = [f"{lang} {s}" for lang in langs for s in configs[lang]["empty_splits"]]
+        languages = ", ".join(langs)
+        return CardText(
+            loading_comment="one split per construction",
+            parameters=f"Languages: {languages}. Rows: one per minimal pair.",
+            sources=f"""\
+{markdown_table(["lang", "grammars", "licence", "files"], source_rows)}
+
+The grammars of this project (`lexicons/clams/`) are under Apache-2.0, the licence of the
+perturbed-ud code; the grammars of the CLAMS repository (Mueller et al. 2020) are under
+Apache-2.0 too. The sha256 of every grammar file is in `build.json`.""",
+            statistics=f"""\
+N minimal pairs per construction (split) and language (config). Grammatical sentences without
+any ungrammatical variant give no pair and are counted as drops: {", ".join(drops) or "none"}.
+Constructions without any pair, left out: {", ".join(empty) or "none"}.
+
+{markdown_table(["construction", *langs], stat_rows)}
+
+{_form_check_text(configs)}""",
+            citation=f"""\
+The constructions and the attribute-varying grammar formalism are those of CLAMS:
+
+```
+{CLAMS_CITATION}
+```""",
+            tags=list(TAGS),
+        )
 
     @classmethod
     def cli_options(cls) -> list:

@@ -14,35 +14,21 @@ from dataclasses import dataclass, field
 import click
 from datasets import Features, List, Value
 
-from ..data.card import (
-    UD_CITATION,
-    CardText,
-    build_parameters,
-    markdown_table,
-    rate,
-    treebank_citations,
-    treebank_table,
-)
+from ..data.card import CardText, build_parameters, rate, treebank_sources, ud_citations
+from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import InputError
-from ..options import comma_ints, comma_words
+from ..options import comma_words
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
 from ..perturb.word_order import identity, inverse
 from ..registry import FAMILIES, PROTOCOLS
+from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
-from ..ud.selection import Selection, select
+from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, setting, version_setting
-from .ud_family import (
-    check_treebanks,
-    selection_setting,
-    split_setting,
-    treebanks_setting,
-    ud_manifest,
-    ud_source_options,
-    ud_source_settings,
-)
+from .family import DatasetFamily, setting
+from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 SCRAMBLES = ("full", "part", "head")
 # Each scramble's name in the released per-item files and in the paper's figures.
@@ -66,11 +52,8 @@ FEATURES = Features(
         "target_lemma": Value("string"),
         "target_upos": Value("string"),
         "permutation": List(Value("int32")),
-        "upos": List(Value("string")),
-        "lemmas": List(Value("string")),
-        "feats": List(Value("string")),
-        "heads": List(Value("int32")),
-        "deprels": List(Value("string")),
+        # the word annotations, typed as in the CoNLL-U columns of other datasets
+        **{name: WORD_COLUMNS[name] for name in ("upos", "lemmas", "feats", "heads", "deprels")},
     }
 )
 
@@ -225,10 +208,9 @@ def _record(stats: SeedStats, facts: SentenceFacts, plan: SentencePlan, scramble
 
 
 @dataclass(frozen=True, kw_only=True)
-class WordOrderSettings:
+class WordOrderSettings(UDSettings):
     """Everything that shapes a perturbed-ud build."""
 
-    treebanks: tuple[Treebank, ...] = treebanks_setting()
     protocol: str = setting(
         "the perturbation rules: paper (the paper's text) or lrec2026 (its released code)",
         signature="protocol",
@@ -237,23 +219,14 @@ class WordOrderSettings:
     part_fraction: float = setting(
         "the share of content words Part moves", signature="part_fraction", default=0.5
     )
-    seeds: tuple[int, ...] = setting(
-        "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
-    )
     families: tuple[str, ...] = setting(
         "the scrambles built, among full, part and head (one config each)",
         signature="families",
         default=SCRAMBLES,
     )
-    split: str = split_setting()
-    selection: Selection = selection_setting()
-    version: str = version_setting()
 
     def __post_init__(self):
-        check_settings(self, "treebanks", "seeds", "families")
-        check_treebanks(self.treebanks)
-        if not self.seeds:
-            raise InputError("no seeds given")
+        super().__post_init__()
         unknown = [f for f in self.families if f not in SCRAMBLES]
         if unknown or not self.families:
             raise InputError(f"families must be among {', '.join(SCRAMBLES)}, not {unknown}")
@@ -386,24 +359,14 @@ class WordOrder(DatasetFamily):
         return CardText(
             loading_comment="one split per condition",
             parameters=build_parameters(manifest),
-            sources=f"""\
-{treebank_table(manifest)}
-
-Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.""",
+            sources=treebank_sources(manifest),
             statistics=f"""\
 N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
 words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
 scramble (share of words whose absolute position differs from the original).
 
 {markdown_table(stat_header, stat_rows)}""",
-            citation=f"""\
-Universal Dependencies:
-
-```
-{UD_CITATION}
-```
-
-{treebank_citations(manifest)}""",
+            citation=ud_citations(manifest),
         )
 
     def warnings(self) -> list[str]:
@@ -426,8 +389,6 @@ Universal Dependencies:
     def cli_options(cls) -> list:
         return [
             *ud_source_options("en,de,es,ru,zh"),
-            click.option("--seeds", default="1,2,3", show_default=True,
-                         help="Comma-separated integers."),
             click.option("--families", default="full,part,head", show_default=True,
                          help="Scrambles, among full, part, head."),
             click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
@@ -439,7 +400,6 @@ Universal Dependencies:
     def settings_from_cli(cls, values: dict) -> WordOrderSettings:
         return WordOrderSettings(
             **ud_source_settings(values),
-            seeds=comma_ints(values.pop("seeds")),
             families=comma_words(values.pop("families")),
             **values,
         )

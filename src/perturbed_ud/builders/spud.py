@@ -19,19 +19,12 @@ from pathlib import Path
 import click
 from datasets import Features, List, Value
 
-from ..data.card import (
-    UD_CITATION,
-    CardText,
-    build_parameters,
-    markdown_table,
-    rate,
-    treebank_citations,
-    treebank_table,
-)
+from ..data.card import CardText, build_parameters, rate, treebank_sources, ud_citations
+from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError, SourceError
 from ..files import file_sha256
-from ..options import comma_ints, comma_words
+from ..options import comma_words
 from ..perturb.inflection import (
     FORMATS,
     Inflector,
@@ -49,16 +42,8 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import DatasetFamily, check_settings, setting, version_setting
-from .ud_family import (
-    check_treebanks,
-    selection_setting,
-    split_setting,
-    treebanks_setting,
-    ud_manifest,
-    ud_source_options,
-    ud_source_settings,
-)
+from .family import DatasetFamily, setting
+from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "spud"
 PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
@@ -332,73 +317,6 @@ def _rate(pair: list[int]) -> str:
     return rate(pair, digits=2)
 
 
-def _card_text(manifest: dict) -> CardText:
-    """The sections of a spud card: treebanks and resources, replacement statistics."""
-    resource_rows = []
-    for t in manifest["treebanks"]:
-        read = manifest["resources"][t["lang"]]
-        pools = ", ".join(f["name"] for f in read["pool_files"])
-        inflection = "; ".join(_describe_source(s) for s in read["inflection"])
-        resource_rows.append([t["lang"], pools, read["pool_contexts"], inflection])
-    stat_rows, reason_rows = [], []
-    for name, config in manifest["configs"].items():
-        ratio = config["replacement_ratio"]
-        ttr = config["type_token_ratio"]
-        stat_rows.append(
-            [
-                name,
-                config["sentences"],
-                *(_rate(ratio[upos]) for upos in CONTENT_ORDER),
-                _rate(ratio["all_words"]),
-                f"{_rate(ttr['orig'])} → {_rate(ttr['nonce'])}",
-            ]
-        )
-        reasons = ", ".join(f"{r} {n}" for r, n in config["not_replaced"].items()) or "none"
-        rules = ", ".join(f"{r} {n}" for r, n in config["surface_rules"].items()) or "none"
-        reason_rows.append([name, reasons, rules])
-    header = ["config", "sentences", *CONTENT_ORDER, "all words", "TTR orig → nonce"]
-    return CardText(
-        loading_comment="splits orig and nonce, aligned by row",
-        parameters=build_parameters(manifest),
-        sources=f"""\
-{treebank_table(manifest)}
-
-Each treebank keeps its own licence; the sha256 of every input file is in `build.json`.
-Replacement lemmas come from the pool files, inflected forms from these sources in order:
-
-{markdown_table(["lang", "pool", "contexts", "inflection sources"], resource_rows)}""",
-        statistics=f"""\
-Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
-words including function words and punctuation. Type-token ratio: distinct lower-cased forms
-over non-punctuation words, in `orig` and `nonce`.
-
-{markdown_table(header, stat_rows)}
-
-Content words left unchanged, by reason (`no_context_match`: no other lemma in the same
-context; `no_inflected_form`: no candidate has a form with the word's FEATS;
-`in_multiword_token`: inside a multiword token that cannot be re-spelled;
-`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*), and how often each
-surface rule adjusted a neighbour:
-
-{markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
-        citation=f"""\
-SPUD (the method):
-
-```
-{SPUD_CITATION}
-```
-
-Universal Dependencies:
-
-```
-{UD_CITATION}
-```
-
-{treebank_citations(manifest)}""",
-        tags=list(TAGS),
-    )
-
-
 def _describe_source(source: dict) -> str:
     if source["name"] == "pymorphy3":
         return f"pymorphy3 {source['pymorphy3']} (OpenCorpora dictionary, CC BY-SA 3.0)"
@@ -418,13 +336,9 @@ SPUD_CITATION = """\
 
 
 @dataclass(frozen=True, kw_only=True)
-class SpudSettings:
+class SpudSettings(UDSettings):
     """Everything that shapes a spud build."""
 
-    treebanks: tuple[Treebank, ...] = treebanks_setting()
-    seeds: tuple[int, ...] = setting(
-        "random seeds: each gives its own nonce split", signature="seeds", default=(1, 2, 3)
-    )
     pool_splits: tuple[str, ...] = setting(
         "the splits whose words supply replacement lemmas (those the treebank has)",
         signature="pool_splits",
@@ -441,15 +355,10 @@ class SpudSettings:
         default=False,
     )
     offline: bool = setting("with fetched: pool splits only from the cache", default=False)
-    split: str = split_setting()
-    selection: Selection = selection_setting()
-    version: str = version_setting()
 
     def __post_init__(self):
-        check_settings(self, "treebanks", "seeds", "pool_splits")
-        check_treebanks(self.treebanks)
-        if not self.seeds:
-            raise InputError("no seeds given")
+        super().__post_init__()
+        object.__setattr__(self, "pool_splits", tuple(self.pool_splits))
 
 
 @FAMILIES.register("nonce.spud.v1")
@@ -511,14 +420,67 @@ class Spud(DatasetFamily):
 
     @classmethod
     def card_text(cls, manifest: dict) -> CardText:
-        return _card_text(manifest)
+        """The sections of a spud card: treebanks and resources, replacement statistics."""
+        resource_rows = []
+        for t in manifest["treebanks"]:
+            read = manifest["resources"][t["lang"]]
+            pools = ", ".join(f["name"] for f in read["pool_files"])
+            inflection = "; ".join(_describe_source(s) for s in read["inflection"])
+            resource_rows.append([t["lang"], pools, read["pool_contexts"], inflection])
+        stat_rows, reason_rows = [], []
+        for name, config in manifest["configs"].items():
+            ratio = config["replacement_ratio"]
+            ttr = config["type_token_ratio"]
+            stat_rows.append(
+                [
+                    name,
+                    config["sentences"],
+                    *(_rate(ratio[upos]) for upos in CONTENT_ORDER),
+                    _rate(ratio["all_words"]),
+                    f"{_rate(ttr['orig'])} → {_rate(ttr['nonce'])}",
+                ]
+            )
+            reasons = ", ".join(f"{r} {n}" for r, n in config["not_replaced"].items()) or "none"
+            rules = ", ".join(f"{r} {n}" for r, n in config["surface_rules"].items()) or "none"
+            reason_rows.append([name, reasons, rules])
+        header = ["config", "sentences", *CONTENT_ORDER, "all words", "TTR orig → nonce"]
+        return CardText(
+            loading_comment="splits orig and nonce, aligned by row",
+            parameters=build_parameters(manifest),
+            sources=f"""\
+{treebank_sources(manifest)}
+Replacement lemmas come from the pool files, inflected forms from these sources in order:
+
+{markdown_table(["lang", "pool", "contexts", "inflection sources"], resource_rows)}""",
+            statistics=f"""\
+Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
+words including function words and punctuation. Type-token ratio: distinct lower-cased forms
+over non-punctuation words, in `orig` and `nonce`.
+
+{markdown_table(header, stat_rows)}
+
+Content words left unchanged, by reason (`no_context_match`: no other lemma in the same
+context; `no_inflected_form`: no candidate has a form with the word's FEATS;
+`in_multiword_token`: inside a multiword token that cannot be re-spelled;
+`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*), and how often each
+surface rule adjusted a neighbour:
+
+{markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
+            citation=f"""\
+SPUD (the method):
+
+```
+{SPUD_CITATION}
+```
+
+{ud_citations(manifest)}""",
+            tags=list(TAGS),
+        )
 
     @classmethod
     def cli_options(cls) -> list:
         return [
             *ud_source_options("en,fr,de,ru,ar"),
-            click.option("--seeds", default="1,2,3", show_default=True,
-                         help="Comma-separated integers."),
             click.option("--pool-splits", default="test,dev", show_default=True,
                          help="Splits whose words supply the replacement lemmas (those the "
                          "treebank has)."),
@@ -535,7 +497,6 @@ class Spud(DatasetFamily):
         fetched, offline = values["download"], values["offline"]
         return SpudSettings(
             **ud_source_settings(values),
-            seeds=comma_ints(values.pop("seeds")),
             pool_splits=comma_words(values.pop("pool_splits")),
             lexicons=parse_lexicon_options(list(values.pop("lexicons"))),
             pymorphy=not values.pop("no_pymorphy"),

@@ -3,43 +3,48 @@ for the treebank sources, and the manifest entries that record what was read."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 
 from ..errors import InputError
-from ..options import comma_words
+from ..options import comma_ints, comma_words
 from ..ud.selection import Selection
 from ..ud.sources import UD_RELEASE, Treebank
-from .family import setting
+from .family import check_settings, setting, version_setting
 
 
-def treebanks_setting():
-    return setting(
+@dataclass(frozen=True, kw_only=True)
+class UDSettings:
+    """The settings of every family built from UD treebanks; families add their own."""
+
+    treebanks: tuple[Treebank, ...] = setting(
         "the treebanks read, at most one per language, each with its files and UD release",
         signature="ud",
         shown=lambda treebanks: ",".join(f"{t.code}@{t.release}" for t in treebanks),
     )
-
-
-def split_setting():
-    return setting("the UD split read: train, dev or test", signature="split", default="test")
-
-
-def selection_setting():
-    return setting(
+    seeds: tuple[int, ...] = setting(
+        "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
+    )
+    split: str = setting("the UD split read: train, dev or test", signature="split", default="test")
+    selection: Selection = setting(
         "which sentences of each treebank: all, the first N, or a seeded sample of N",
         signature="select",
         shown=lambda s: ",".join(str(v) for v in s.describe().values()),
         default=Selection(),
     )
+    version: str = version_setting()
 
-
-def check_treebanks(treebanks: tuple[Treebank, ...]) -> None:
-    if not treebanks:
-        raise InputError("no treebank given")
-    langs = [t.lang for t in treebanks]
-    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
-    if duplicated:
-        raise InputError(f"more than one treebank for {duplicated}: build them separately")
+    def __post_init__(self):
+        check_settings(self, "treebanks", "seeds")
+        if not self.treebanks:
+            raise InputError("no treebank given")
+        if not self.seeds:
+            raise InputError("no seeds given")
+        langs = [t.lang for t in self.treebanks]
+        duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
+        if duplicated:
+            raise InputError(f"more than one treebank for {duplicated}: build them separately")
 
 
 def ud_manifest(settings) -> dict:
@@ -52,7 +57,8 @@ def ud_manifest(settings) -> dict:
 
 
 def ud_source_options(default_langs: str) -> list:
-    """Where treebanks come from and which sentences: the options of every UD-based build."""
+    """Where treebanks come from, which sentences, which seeds: the options of every
+    UD-based build."""
     return [
         click.option("--langs", default=default_langs, show_default=True, help="Comma list."),
         click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
@@ -69,12 +75,14 @@ def ud_source_options(default_langs: str) -> list:
         click.option("--offline", is_flag=True, help="With --download: only the cache."),
         click.option("--ud-release", help="UD release of local files, e.g. r2.16 (default: "
                      "from the release folder name or the README changelog)."),
+        click.option("--seeds", default="1,2,3", show_default=True,
+                     help="Comma-separated integers."),
     ]  # fmt: skip
 
 
 def ud_source_settings(values: dict) -> dict:
     """The settings named by `ud_source_options` (consumed from ``values``): the treebanks,
-    resolved (and downloaded) now, the split and the sentence selection."""
+    resolved (and downloaded) now, the split, the sentence selection and the seeds."""
     from ..ud.sources import parse_treebank_overrides, resolve
 
     split = values.pop("split")
@@ -93,4 +101,5 @@ def ud_source_settings(values: dict) -> dict:
         sample=values.pop("sample"),
         sample_seed=values.pop("sample_seed"),
     )
-    return {"treebanks": treebanks, "split": split, "selection": selection}
+    seeds = comma_ints(values.pop("seeds"))
+    return {"treebanks": treebanks, "split": split, "selection": selection, "seeds": seeds}

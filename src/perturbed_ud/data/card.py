@@ -120,6 +120,27 @@ def treebank_citations(manifest: dict) -> str:
     )
 
 
+def treebank_sources(manifest: dict) -> str:
+    """The Sources section of a dataset read from treebanks: each with its release, licence
+    and files."""
+    return f"""\
+{treebank_table(manifest)}
+
+Each treebank keeps its own licence; the sha256 of every input file is in `build.json`."""
+
+
+def ud_citations(manifest: dict) -> str:
+    """UD's citation, then each treebank's."""
+    return f"""\
+Universal Dependencies:
+
+```
+{UD_CITATION}
+```
+
+{treebank_citations(manifest)}"""
+
+
 def build_parameters(manifest: dict) -> str:
     """The build's parameters and sentence selection, as a sentence."""
     params = ", ".join(f"{k}={v}" for k, v in manifest["parameters"].items())

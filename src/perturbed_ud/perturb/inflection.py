@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..files import COMPRESSED, READ_ERRORS, file_sha256, open_decompressed
+from ..lexicons import feature_map
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import conllu_files, parse_feats, read_conllu
 from .lemma import lemma_or_form
@@ -108,25 +109,9 @@ def _normal_feats(feats: str) -> str:
     return "|".join(f"{k}={parsed[k]}" for k in sorted(parsed, key=str.lower))
 
 
-# UniMorph schema values -> (UD feature, value); part-of-speech values -> UPOS.
+# UniMorph part-of-speech values -> UPOS; feature values: lexicons/feature_maps.toml.
 UNIMORPH_POS = {"N": "NOUN", "PROPN": "PROPN", "V": "VERB", "V.PTCP": "VERB", "V.CVB": "VERB",
                 "V.MSDR": "VERB", "ADJ": "ADJ", "ADV": "ADV"}  # fmt: skip
-UNIMORPH_FEATS = {
-    "NOM": ("Case", "Nom"), "ACC": ("Case", "Acc"), "GEN": ("Case", "Gen"),
-    "DAT": ("Case", "Dat"), "INS": ("Case", "Ins"), "ESS": ("Case", "Ess"),
-    "LOC": ("Case", "Loc"), "VOC": ("Case", "Voc"), "ABL": ("Case", "Abl"),
-    "PRT": ("Case", "Par"), "SG": ("Number", "Sing"), "PL": ("Number", "Plur"),
-    "DU": ("Number", "Dual"), "MASC": ("Gender", "Masc"), "FEM": ("Gender", "Fem"),
-    "NEUT": ("Gender", "Neut"), "1": ("Person", "1"), "2": ("Person", "2"),
-    "3": ("Person", "3"), "PRS": ("Tense", "Pres"), "PST": ("Tense", "Past"),
-    "FUT": ("Tense", "Fut"), "IPFV": ("Aspect", "Imp"), "PFV": ("Aspect", "Perf"),
-    "IND": ("Mood", "Ind"), "SBJV": ("Mood", "Sub"), "IMP": ("Mood", "Imp"),
-    "COND": ("Mood", "Cnd"), "NFIN": ("VerbForm", "Inf"), "CMPR": ("Degree", "Cmp"),
-    "SPRL": ("Degree", "Sup"), "RL": ("Degree", "Sup"), "DEF": ("Definite", "Def"),
-    "INDF": ("Definite", "Ind"), "ANIM": ("Animacy", "Anim"), "INAN": ("Animacy", "Inan"),
-    "ACT": ("Voice", "Act"), "PASS": ("Voice", "Pass"), "MID": ("Voice", "Mid"),
-    "NEG": ("Polarity", "Neg"),
-}  # fmt: skip
 _FINITE = {"Tense", "Person", "Mood"}
 
 
@@ -134,7 +119,8 @@ def unimorph_to_ud(tags: str) -> tuple[str | None, str]:
     """``V;PRS;3;SG`` -> (VERB, Number=Sing|Person=3|Tense=Pres|VerbForm=Fin)."""
     parts = tags.split(";")
     upos = next((UNIMORPH_POS[p] for p in parts if p in UNIMORPH_POS), None)
-    feats = dict(UNIMORPH_FEATS[p] for p in parts if p in UNIMORPH_FEATS)
+    scheme = feature_map("unimorph")
+    feats = dict(scheme[p] for p in parts if p in scheme)
     if "V.PTCP" in parts:
         feats["VerbForm"] = "Part"
     elif "V.CVB" in parts:
@@ -205,19 +191,8 @@ def _guess_format(path: Path) -> str:
     return "unimorph"
 
 
-# pymorphy3 (OpenCorpora) grammemes -> UD features.
-_OC_FEATS = {
-    "nomn": ("Case", "Nom"), "gent": ("Case", "Gen"), "gen1": ("Case", "Gen"),
-    "gen2": ("Case", "Par"), "datv": ("Case", "Dat"), "accs": ("Case", "Acc"),
-    "acc2": ("Case", "Acc"), "ablt": ("Case", "Ins"), "loct": ("Case", "Loc"),
-    "loc1": ("Case", "Loc"), "loc2": ("Case", "Loc"), "voct": ("Case", "Voc"),
-    "sing": ("Number", "Sing"), "plur": ("Number", "Plur"), "masc": ("Gender", "Masc"),
-    "femn": ("Gender", "Fem"), "neut": ("Gender", "Neut"), "anim": ("Animacy", "Anim"),
-    "inan": ("Animacy", "Inan"), "perf": ("Aspect", "Perf"), "impf": ("Aspect", "Imp"),
-    "past": ("Tense", "Past"), "pres": ("Tense", "Pres"), "futr": ("Tense", "Fut"),
-    "1per": ("Person", "1"), "2per": ("Person", "2"), "3per": ("Person", "3"),
-    "indc": ("Mood", "Ind"), "impr": ("Mood", "Imp"),
-}  # fmt: skip
+# pymorphy3 (OpenCorpora) parts of speech -> UPOS and UD features; grammemes:
+# lexicons/feature_maps.toml.
 _OC_POS = {
     "NOUN": ("NOUN", {}), "ADJF": ("ADJ", {}), "ADJS": ("ADJ", {"Variant": "Short"}),
     "COMP": ("ADJ", {"Degree": "Cmp"}), "VERB": ("VERB", {"VerbForm": "Fin"}),
@@ -235,9 +210,10 @@ _RU_OPTIONAL = {"Animacy", "Degree", "Voice"}
 def _pymorphy_feats(tag, word: str) -> tuple[str, dict[str, str]]:
     upos, feats = _OC_POS.get(tag.POS, (None, {}))
     feats = dict(feats)
+    scheme = feature_map("opencorpora")
     for grammeme in sorted(tag.grammemes):  # a frozenset: its order follows PYTHONHASHSEED
-        if grammeme in _OC_FEATS:
-            key, value = _OC_FEATS[grammeme]
+        if grammeme in scheme:
+            key, value = scheme[grammeme]
             feats[key] = value
     # An Inmx noun's accusative variant that equals its nominative carries both animacy
     # grammemes, whichever is the lexeme's: роботы "NOUN,anim,… accs,inan", куклы
