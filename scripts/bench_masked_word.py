@@ -106,7 +106,8 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
 
 
 def run_naive(lm, records, beam: int):
-    from perturbed_ud.evaluate.beam import naive_beam_search
+    from reference_beam import naive_beam_search
+
     from perturbed_ud.evaluate.masking import mask_target
 
     banned = list(lm.tokenizer.all_special_ids)

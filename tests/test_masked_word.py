@@ -11,12 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import UD_ROOT
 from datasets import load_dataset
+from reference_beam import naive_beam_search
 
 from perturbed_ud.builders.engine import build
 from perturbed_ud.errors import RunError
 from perturbed_ud.evaluate.balance import balance_dataset
 from perturbed_ud.evaluate.batching import Batcher
-from perturbed_ud.evaluate.beam import beam_search, naive_beam_search
+from perturbed_ud.evaluate.beam import beam_search
 from perturbed_ud.evaluate.masked_word import MaskedWordSettings, score_batch
 from perturbed_ud.evaluate.masking import mask_target, target_pieces
 from perturbed_ud.evaluate.matching import normalize_word, words_match

@@ -7,16 +7,13 @@ filled in and the later pieces still masked. Rows of all items are scored togeth
 
 from __future__ import annotations
 
-import torch
-
 from .batching import Batcher
 from .masking import MaskedItem
-from .models import LanguageModel
 
 Beams = list[tuple[tuple[int, ...], float]]
 
 
-def _expand(beams: Beams, row_scores, beam: int) -> Beams:
+def expand_beams(beams: Beams, row_scores, beam: int) -> Beams:
     """Each beam extended by its ``beam`` best pieces; the best ``beam`` kept, ties in
     insertion order (a stable sort), as in the released code."""
     values, ids = row_scores
@@ -55,29 +52,5 @@ def beam_search(
             per_item[i][0].append(values)
             per_item[i][1].append(ids)
         for i, row_scores in per_item.items():
-            beams[i] = _expand(beams[i], row_scores, beam)
-    return beams
-
-
-def naive_beam_search(
-    lm: LanguageModel, item: MaskedItem, beam: int, banned: list[int] | None = None
-) -> Beams:
-    """The same search one sentence and one beam at a time with the model's full logits:
-    the straightforward loop the batched search is checked and benchmarked against."""
-    beams: Beams = [((), 0.0)]
-    for position in item.span:
-        values, ids = [], []
-        for pieces, _ in beams:
-            row = list(item.ids)
-            for k, piece in enumerate(pieces):
-                row[item.span[k]] = piece
-            with torch.inference_mode():
-                logits = lm.model(input_ids=torch.tensor([row], device=lm.device)).logits
-            scores = torch.log_softmax(logits[0, position].float(), dim=-1)
-            if banned:
-                scores[banned] = float("-inf")
-            top = scores.topk(beam)
-            values.append(top.values.tolist())
-            ids.append(top.indices.tolist())
-        beams = _expand(beams, (values, ids), beam)
+            beams[i] = expand_beams(beams[i], row_scores, beam)
     return beams
