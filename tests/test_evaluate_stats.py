@@ -13,13 +13,7 @@ from conftest import REFERENCE, needs_reference
 
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluate.report import summarize
-from perturbed_ud.evaluate.schema import (
-    CONDITIONS,
-    PAPER_LABELS,
-    SPLITS,
-    condition_name,
-    read_items,
-)
+from perturbed_ud.evaluate.schema import DEFAULT_CONDITIONS, read_items
 from perturbed_ud.evaluate.stats import (
     Z95,
     accuracy_ci,
@@ -33,7 +27,7 @@ from perturbed_ud.evaluate.summary import balance_items, summarize_items, write_
 RELEASED = REFERENCE / "wordprediction"
 MBERT = "bert-base-multilingual-cased"
 ITEMS = RELEASED / MBERT / "results_items_seed123.jsonl.gz"
-RELEASED_CONDITIONS = [c for c in PAPER_LABELS if c != "HeadScrambled+Lemma"]
+RELEASED_CONDITIONS = [c for c in DEFAULT_CONDITIONS.labels if c != "HeadScrambled+Lemma"]
 
 
 @pytest.fixture(scope="module")
@@ -283,11 +277,12 @@ def test_seed_mean_ci_uses_t_and_keeps_the_released_half_width():
 
 
 def test_condition_names_are_one_per_split():
-    names = [condition_name(split) for split in CONDITIONS]
-    assert len(set(names)) == len(CONDITIONS) and set(names) == set(SPLITS)
-    assert condition_name("full_lemma") == "FullyScrambled+Lemma"
+    splits = [c.split for c in DEFAULT_CONDITIONS.all]
+    names = [DEFAULT_CONDITIONS.released_name(split) for split in splits]
+    assert len(set(names)) == len(splits) and names == list(DEFAULT_CONDITIONS.labels)
+    assert DEFAULT_CONDITIONS.released_name("full_lemma") == "FullyScrambled+Lemma"
     with pytest.raises(InputError, match="unknown split"):
-        condition_name("scrambled")
+        DEFAULT_CONDITIONS.released_name("scrambled")
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".parquet"])

@@ -264,14 +264,23 @@ def score(**values) -> None:
     "--run-seed", type=int,
     help="Seed of a single run whose items carry none (default: from a 'seedN' file name).",
 )  # fmt: skip
-def summarize(items, out, balance, bootstrap, run_seed) -> None:
+@click.option(
+    "--dataset", type=click.Path(exists=True, file_okay=False),
+    help="The dataset folder the items were scored on: its conditions (default: the "
+    "word-order conditions of perturbed-ud).",
+)  # fmt: skip
+def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
     """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
     .parquet) in the released schema, ours or the original code's."""
     from .evaluate.report import summarize as write_summaries
+    from .evaluate.schema import DEFAULT_CONDITIONS, dataset_conditions
 
     if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
         run_seed = int(match.group(1))
-    written = write_summaries(items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed)
+    conditions = dataset_conditions(dataset) if dataset else DEFAULT_CONDITIONS
+    written = write_summaries(
+        items, out, balance=balance, bootstrap=bootstrap, run_seed=run_seed, conditions=conditions
+    )
     for path in written.values():
         click.echo(f"wrote {path}")
 

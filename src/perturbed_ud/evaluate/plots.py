@@ -14,10 +14,17 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .schema import PAPER_LABELS
+from .schema import DEFAULT_CONDITIONS, Conditions
 
-SENSITIVITY_LABELS = {"S_full": "Full", "S_part": "Part", "S_head": "Head", "S_L": "+L"}
-INTERACTION_LABELS = {"I_full": "Full × L", "I_part": "Part × L", "I_head": "Head × L"}
+
+def sensitivity_labels(conditions: Conditions) -> dict[str, str]:
+    """``S_<order>`` → its scramble's label (``S_full`` → ``Full``), then ``S_L`` → ``+L``."""
+    return {f"S_{o}": conditions.find(o).label for o in conditions.scrambles} | {"S_L": "+L"}
+
+
+def interaction_labels(conditions: Conditions) -> dict[str, str]:
+    """``I_<order>`` → its scramble's label × L (``I_full`` → ``Full × L``)."""
+    return {f"I_{o}": f"{conditions.find(o).label} × L" for o in conditions.scrambles}
 
 
 def grouped_bars(
@@ -60,50 +67,42 @@ def grouped_bars(
     return Path(path)
 
 
-def plot_accuracy(accuracy: pd.DataFrame, path: str | Path, metric: str = "word_at_1") -> Path:
+def plot_accuracy(
+    accuracy: pd.DataFrame,
+    path: str | Path,
+    conditions: Conditions = DEFAULT_CONDITIONS,
+    metric: str = "word_at_1",
+) -> Path:
     """Figure 1: accuracy per condition and language with Wilson 95 % intervals."""
-    conditions = [c for c in PAPER_LABELS if c in set(accuracy["condition"])]
+    present = set(accuracy["condition"])
     columns = [metric, f"{metric}_lo", f"{metric}_hi"]
     wide = accuracy.pivot(index=["model_name", "lang"], columns="condition", values=columns)
     wide.columns = [c if m == metric else f"{c}{m.removeprefix(metric)}" for m, c in wide.columns]
     label = "top-1" if metric == "word_at_1" else "top-5"
     return grouped_bars(
         wide.reset_index(),
-        {c: PAPER_LABELS[c] for c in conditions},
+        {c: text for c, text in conditions.labels.items() if c in present},
         path,
         title=f"Word-level {label} accuracy (Wilson 95 % CI)",
         ylabel="accuracy",
     )
 
 
-def plot_sensitivity(effects: pd.DataFrame, path: str | Path) -> Path:
-    """Figure 2: relative-drop sensitivities S with bootstrap 95 % intervals."""
-    return grouped_bars(
-        effects,
-        SENSITIVITY_LABELS,
-        path,
-        title="Sensitivity S = (A_Orig − A_X) / A_Orig (95 % CI)",
-        ylabel="S",
-    )
-
-
-def plot_interaction(effects: pd.DataFrame, path: str | Path) -> Path:
-    """Figure 3: interactions I in accuracy space (I_full, I_part, I_head where present)."""
-    return grouped_bars(
-        effects,
-        INTERACTION_LABELS,
-        path,
-        title="Interaction I = A_X+L − (A_X + A_Orig+L − A_Orig) (95 % CI)",
-        ylabel="I",
-    )
-
-
-def plot_head_vs_part(effects: pd.DataFrame, path: str | Path) -> Path:
-    """Figure 4: Δ = A_Part − A_Head per language (> 0: Head harms more)."""
-    return grouped_bars(
-        effects,
-        {"part_minus_head": "Part − Head"},
-        path,
-        title="Head vs Part: Δ accuracy = Part − Head (95 % CI)",
-        ylabel="Δ accuracy",
-    )
+def plot_effects(
+    effects: pd.DataFrame, path: str | Path, conditions: Conditions = DEFAULT_CONDITIONS
+) -> Path:
+    """Figures 2–4, by the file's name: ``sensitivity`` (relative drops S), ``interaction``
+    (I in accuracy space, one per scramble) or ``head_vs_part`` (Δ = A_Part − A_Head, > 0:
+    Head harms more), each with bootstrap 95 % intervals."""
+    figure = Path(path).stem
+    if figure == "sensitivity":
+        series = sensitivity_labels(conditions)
+        title, ylabel = "Sensitivity S = (A_Orig − A_X) / A_Orig", "S"
+    elif figure == "interaction":
+        series = interaction_labels(conditions)
+        title, ylabel = "Interaction I = A_X+L − (A_X + A_Orig+L − A_Orig)", "I"
+    else:
+        part, head = (conditions.find(order).label for order in ("part", "head"))
+        series = {"part_minus_head": f"{part} − {head}"}
+        title, ylabel = f"{head} vs {part}: Δ accuracy = {part} − {head}", "Δ accuracy"
+    return grouped_bars(effects, series, path, title=f"{title} (95 % CI)", ylabel=ylabel)

@@ -30,7 +30,7 @@ from ..errors import InputError, RunError
 from ..files import output_folder
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
-from .schema import condition_name
+from .schema import Conditions, dataset_conditions
 
 CHUNK_ROWS = 512
 
@@ -230,12 +230,12 @@ def finish(run: Path, header: dict, **results) -> None:
     _write_json(run / "run.json", header | results)
 
 
-def _released_items(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
+def _released_items(scored: pd.DataFrame, model_name: str, conditions: Conditions) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "model_name": model_name,
             "lang": scored["treebank"],
-            "condition": scored["condition"].map(condition_name),
+            "condition": scored["condition"].map(conditions.released_name),
             "words": scored["words"],
             "target_index": scored["target_index"],
             "target_token": scored["target_form"],
@@ -269,6 +269,7 @@ def evaluate_masked_word(
     **options,
 ) -> Path:
     """Run masked word prediction over dataset configs; return the run folder."""
+    conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
     task = Task("masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key)
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
@@ -280,12 +281,12 @@ def evaluate_masked_word(
         )
         if status != "scored"
     )
-    items = _released_items(scored[scored["status"] == "scored"], model)
+    items = _released_items(scored[scored["status"] == "scored"], model, conditions)
     items.to_parquet(run / "items.parquet", index=False)
     items.to_json(run / "items.jsonl", orient="records", lines=True, force_ascii=False)
     finish(run, header, rows=len(scored), scored=len(items), drops=dict(sorted(drops.items())))
     if summarize:
         from .report import summarize as write_summaries
 
-        write_summaries(items, run)
+        write_summaries(items, run, conditions=conditions)
     return run

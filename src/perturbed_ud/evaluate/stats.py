@@ -2,11 +2,13 @@
 
 All effects are computed from top-1 accuracies ``A`` of one (model, language):
 
-- sensitivity ``S_X = (A_Orig − A_X) / A_Orig`` for X = Full, Part, Head, and
+- sensitivity ``S_X = (A_Orig − A_X) / A_Orig`` for each scramble X of the dataset's
+  conditions (``S_full``, ``S_part``, ``S_head`` by default), and
   ``S_L = (A_Orig − A_Orig+L) / A_Orig`` for lemma substitution alone;
 - interaction ``I_X = A_X+L − (A_X + A_Orig+L − A_Orig)`` in accuracy space (> 0: the joint
   harm is smaller than the sum of the two harms; < 0: larger);
-- ``part_minus_head = A_Part − A_Head``, the paper's Figure 4 (> 0: Head harms more).
+- ``part_minus_head = A_Part − A_Head``, the paper's Figure 4 (> 0: Head harms more), where
+  the conditions have both Part and Head.
 
 S and I are NaN where ``A_Orig ≤ 0`` (the released code skips those rows), and every effect
 whose conditions are missing is NaN (there is no released Head+Lemma, hence no ``I_head``).
@@ -26,16 +28,13 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from ..errors import InputError
+from .schema import DEFAULT_CONDITIONS, Conditions
 from .summary import item_key
 
 Z95 = 1.959963984540054  # the 97.5 % standard normal quantile used by the released code
 #: Default seed of the paired bootstrap: the released bootstrap's seed, 1337.
 BOOTSTRAP_SEED = 1337
 BOOTSTRAP_RESAMPLES = 2000
-
-SENSITIVITIES = ("S_full", "S_part", "S_head", "S_L")
-INTERACTIONS = ("I_full", "I_part", "I_head")
-EFFECTS = (*SENSITIVITIES, *INTERACTIONS, "part_minus_head")
 
 
 def wilson_interval(p, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
@@ -68,41 +67,51 @@ def accuracy_ci(summary: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def effects(accuracy: Mapping[str, np.ndarray | float]) -> dict[str, np.ndarray]:
-    """Every effect from accuracies keyed by condition name (scalars or arrays of resamples)."""
-    missing = np.full(np.shape(next(iter(accuracy.values()))), np.nan)
+def effects(
+    accuracy: Mapping[str, np.ndarray | float], conditions: Conditions = DEFAULT_CONDITIONS
+) -> dict[str, np.ndarray]:
+    """Every effect of ``conditions`` from accuracies keyed by released condition name
+    (scalars or arrays of resamples), in the report's column order."""
+    missing = np.full(np.shape(next(iter(accuracy.values()), np.nan)), np.nan)
 
-    def acc(condition: str) -> np.ndarray:
-        return np.asarray(accuracy.get(condition, missing), dtype=float)
+    def acc(order: str, lemma: bool = False) -> np.ndarray:
+        condition = conditions.find(order, lemma)
+        value = missing if condition is None else accuracy.get(condition.released, missing)
+        return np.asarray(value, dtype=float)
 
-    orig = acc("Original")
+    orig = acc("orig")
     defined = orig > 0
 
-    def sensitivity(condition: str) -> np.ndarray:
+    def sensitivity(order: str, lemma: bool = False) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(defined, (orig - acc(condition)) / orig, np.nan)
+            return np.where(defined, (orig - acc(order, lemma)) / orig, np.nan)
 
-    def interaction(condition: str) -> np.ndarray:
-        joint = acc(f"{condition}+Lemma")
-        additive = acc(condition) + acc("Original+Lemma") - orig
-        return np.where(defined, joint - additive, np.nan)
+    def interaction(order: str) -> np.ndarray:
+        additive = acc(order) + acc("orig", lemma=True) - orig
+        return np.where(defined, acc(order, lemma=True) - additive, np.nan)
 
-    return {
-        "S_full": sensitivity("FullyScrambled"),
-        "S_part": sensitivity("PartiallyScrambled"),
-        "S_head": sensitivity("HeadScrambled"),
-        "S_L": sensitivity("Original+Lemma"),
-        "I_full": interaction("FullyScrambled"),
-        "I_part": interaction("PartiallyScrambled"),
-        "I_head": interaction("HeadScrambled"),
-        "part_minus_head": acc("PartiallyScrambled") - acc("HeadScrambled"),
-    }
+    scrambles = conditions.scrambles
+    values = {f"S_{order}": sensitivity(order) for order in scrambles}
+    values["S_L"] = sensitivity("orig", lemma=True)
+    values |= {f"I_{order}": interaction(order) for order in scrambles}
+    if {"part", "head"} <= set(scrambles):
+        values["part_minus_head"] = acc("part") - acc("head")
+    return values
 
 
-def effects_table(summary: pd.DataFrame, metric: str = "word_at_1") -> pd.DataFrame:
+def effect_names(conditions: Conditions = DEFAULT_CONDITIONS) -> list[str]:
+    """The names `effects` gives for ``conditions``, in its order."""
+    return list(effects({}, conditions))
+
+
+def effects_table(
+    summary: pd.DataFrame,
+    metric: str = "word_at_1",
+    conditions: Conditions = DEFAULT_CONDITIONS,
+) -> pd.DataFrame:
     """Point estimates of every effect per (model, language) from a summary table."""
     wide = summary.pivot(index=["model_name", "lang"], columns="condition", values=metric)
-    values = effects({c: wide[c].to_numpy() for c in wide.columns})
+    values = effects({c: wide[c].to_numpy() for c in wide.columns}, conditions)
     return pd.DataFrame(values, index=wide.index).reset_index()
 
 
@@ -133,6 +142,7 @@ def paired_bootstrap(
     items: pd.DataFrame,
     *,
     paired_by: str,
+    conditions: Conditions = DEFAULT_CONDITIONS,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> pd.DataFrame:
@@ -155,10 +165,10 @@ def paired_bootstrap(
         # how often each item is drawn in each resample; one row of counts for all conditions
         counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
         resampled = counts @ correct / n  # (resamples, conditions)
-        point = effects(dict(zip(matrix.columns, correct.mean(axis=0), strict=True)))
-        boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)))
+        point = effects(dict(zip(matrix.columns, correct.mean(axis=0), strict=True)), conditions)
+        boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
         row = {"model_name": model, "lang": lang, "N": n}
-        for name in EFFECTS:
+        for name in point:
             lo, hi = _percentiles(boot[name])
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}
         rows.append(row | {"resamples": resamples, "rng_seed": seed})

@@ -24,7 +24,7 @@ import pandas as pd
 from ..data.markdown import markdown_table as markdown_lines
 from ..errors import InputError
 from ..lexicons import load_toml
-from .schema import check_items
+from .schema import DEFAULT_CONDITIONS, Conditions, check_items
 
 SUMMARY_COLUMNS = [
     "model_name",
@@ -56,13 +56,13 @@ def resolve_balance(items: pd.DataFrame, balance: str) -> str:
     return balance
 
 
-def scored_items(items: pd.DataFrame) -> pd.DataFrame:
+def scored_items(items: pd.DataFrame, conditions: Conditions = DEFAULT_CONDITIONS) -> pd.DataFrame:
     """The rows that have a prediction: all of them, or those whose ``status`` is ``scored``.
 
     The released files hold surviving rows only; our items also record why a row could not
     be scored (``span_too_long`` …), and such rows are not part of any accuracy.
     """
-    check_items(items)
+    check_items(items, conditions)
     if "status" in items.columns:
         items = items[(items["status"] == "scored").to_numpy()]
     return items
@@ -150,10 +150,14 @@ def run_columns(items: pd.DataFrame, run_seed: int | None) -> dict:
 
 
 def summarize_items(
-    items: pd.DataFrame, balance: str = "auto", *, run_seed: int | None = None
+    items: pd.DataFrame,
+    balance: str = "auto",
+    *,
+    run_seed: int | None = None,
+    conditions: Conditions = DEFAULT_CONDITIONS,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(balanced, unbalanced) summaries, one row per (model, language, condition), sorted."""
-    items = scored_items(items)
+    items = scored_items(items, conditions)
     if items.empty:
         raise InputError("no scored items to summarize")
     run = run_columns(items, run_seed)
