@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import lzma
 import os
+import re
 import zlib
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -16,6 +17,18 @@ from .errors import InputError, OutputError
 COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
 # What reading a damaged or unreadable file raises, plain or compressed.
 READ_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error)
+
+
+# Names that become file or folder names (languages, treebank codes, configs, splits): no path
+# separators, nothing hidden, no "..".
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$")
+
+
+def check_name(name: object, what: str) -> str:
+    """``name`` if it is safe as one path component, else an `InputError` naming ``what``."""
+    if not isinstance(name, str) or not SAFE_NAME.match(name):
+        raise InputError(f"{what} {name!r} cannot name a file: use letters, digits, _ . -")
+    return name
 
 
 def open_decompressed(path: str | Path) -> BinaryIO:

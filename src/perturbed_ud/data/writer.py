@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from datasets import Features
 
 from ..errors import OutputExistsError
-from ..files import file_sha256, output_folder
+from ..files import check_name, file_sha256, output_folder
 
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
 # 25 KB) until the file is closed, so a split larger than this continues in a new shard and
@@ -92,6 +92,8 @@ class ParquetSplitWriter:
             return
         key = (config, split)
         if key not in self._shards:
+            check_name(config, "config")
+            check_name(split, "split")
             folder = self.root / config
             folder.mkdir(parents=True, exist_ok=True)
             self._shards[key] = _Shards(folder, split, self.schema)

@@ -27,7 +27,7 @@ from rich.progress import Progress
 
 from .. import __version__
 from ..errors import InputError, RunError
-from ..files import output_folder
+from ..files import check_name, output_folder
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import Conditions, dataset_conditions
@@ -198,7 +198,10 @@ def run_task(
     for config in configs:
         ds = _load_config(dataset, config, dataset_revision)
         for split, split_ds in ds.items():
-            splits.setdefault(task.split_key(config, split, split_ds[0]), split_ds)
+            key = task.split_key(config, split, split_ds[0])
+            for name in key.split("/"):  # from the dataset's names and values: untrusted
+                check_name(name, "chunk folder")
+            splits.setdefault(key, split_ds)
     chunks = [
         (key, start, min(start + CHUNK_ROWS, len(split_ds)),
          run / "chunks" / key / f"{start // CHUNK_ROWS:05d}.parquet")

@@ -21,7 +21,7 @@ from importlib.resources import files as package_files
 from pathlib import Path
 
 from ..errors import SourceError
-from ..files import file_sha256
+from ..files import check_name, file_sha256
 from .conllu_io import conllu_stem, split_files
 
 # The UD release every download is pinned to (a tag of each UniversalDependencies repository).
@@ -95,7 +95,7 @@ def parse_treebank_overrides(values: list[str]) -> dict[str, str]:
         lang, sep, name = value.partition("=")
         if not sep or not lang or not name.startswith("UD_"):
             raise SourceError(f"--treebank expects LANG=UD_Name, got {value!r}")
-        overrides[lang] = name
+        overrides[check_name(lang, "language")] = check_name(name, "treebank")
     return overrides
 
 
@@ -127,6 +127,8 @@ RELEASE_FOLDER = re.compile(r"^ud-treebanks-v(2\.\d+)$")
 def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) -> Treebank:
     """A treebank from local files. Its release: the release archive's folder name when it
     sits in one (``ud-treebanks-v2.16/``), else the newest its README's changelog names."""
+    check_name(lang, "language")
+    check_name(code, "treebank code")
     licence, changelog, citation = _readme_metadata(folder)
     release, source = changelog, "changelog" if changelog != "unknown" else "unknown"
     if match := RELEASE_FOLDER.match(folder.resolve().parent.name):
@@ -153,7 +155,11 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
         if not path.is_file():
             raise SourceError(f"no such CoNLL-U file: {path}")
         code = conllu_stem(path).split("-ud-")[0]
-        groups.setdefault(code, []).append(path)
+        group = groups.setdefault(code, [])
+        same = [f for f in group if conllu_stem(f) == conllu_stem(path)]
+        if same:  # the same file twice, or two copies of one treebank split: rows twice
+            raise SourceError(f"{path} and {same[0]} are both {conllu_stem(path)}: give it once")
+        group.append(path)
     treebanks = []
     for code, files in groups.items():
         folder = files[0].parent
@@ -309,6 +315,8 @@ def resolve(
     """
     if split not in SPLITS:
         raise SourceError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    for lang in langs:
+        check_name(lang, "language")
     if sum(map(bool, (files, ud_root, fetch))) > 1:
         raise SourceError("choose one source: --files, --ud-root or --download")
     if offline and not fetch:
