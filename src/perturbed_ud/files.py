@@ -8,6 +8,8 @@ import lzma
 import os
 import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -46,13 +48,34 @@ def file_sha256(path: str | Path) -> str:
         raise InputError(f"cannot read {path}: {err}") from err
 
 
-def open_output(path: str | Path) -> TextIO:
-    """``path`` opened for writing UTF-8 text with ``\\n`` line ends; an `OutputError` names
-    why it cannot be."""
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` for the block to write; flushed to disk and renamed
+    onto ``path`` only when the block succeeds, so a kill or a full disk never leaves a
+    partial file under the final name. An `OutputError` names why it cannot be written."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        return open(path, "w", encoding="utf-8", newline="\n")
+        yield tmp
+        with open(tmp, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(tmp, path)
     except OSError as err:
         raise OutputError(f"cannot write {path}: {err.strerror or err}") from err
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def open_output(path: str | Path) -> Iterator[TextIO]:
+    """``path`` written as UTF-8 text with ``\\n`` line ends, atomically (`atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as out:
+        yield out
+
+
+def write_text(path: str | Path, text: str) -> None:
+    with open_output(path) as out:
+        out.write(text)
 
 
 def output_folder(path: str | Path) -> Path:

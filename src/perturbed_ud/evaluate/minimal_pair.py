@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .plots import grouped_bars
@@ -164,7 +165,8 @@ def evaluate_minimal_pairs(
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
-    scored.to_parquet(run / "pairs.parquet", index=False)
+    with atomic_path(run / "pairs.parquet") as tmp:
+        scored.to_parquet(tmp, index=False)
     table = pair_accuracy(scored, model)
     write_table(table, run / "accuracy.csv", markdown=True)
     wide = table.pivot(index=["model_name", "lang"], columns="construction")

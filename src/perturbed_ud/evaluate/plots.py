@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..files import atomic_path
 from .schema import DEFAULT_CONDITIONS, Conditions
 
 
@@ -63,7 +64,8 @@ def grouped_bars(
         ax.set_title(model, fontsize="medium")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize="small")
     fig.suptitle(title)
-    fig.savefig(path, dpi=150)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=150, format="png")
     return Path(path)
 
 

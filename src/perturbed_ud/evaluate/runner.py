@@ -27,7 +27,7 @@ from rich.progress import Progress
 
 from .. import __version__
 from ..errors import InputError, RunError
-from ..files import check_name, output_folder
+from ..files import atomic_path, check_name, output_folder, write_text
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import Conditions, dataset_conditions
@@ -83,7 +83,10 @@ def _start(run: Path, header: dict) -> None:
     """Create the run folder, or check that an existing one was started the same way."""
     path = run / "run.json"
     if path.exists():
-        previous = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:  # e.g. torn by a full disk before writes were atomic
+            raise RunError(f"{path} is unreadable ({err}); choose another --out") from None
         if previous.get("signature") != header["signature"]:
             raise RunError(
                 f"{run} holds a run with other settings or data ({previous.get('signature')}); "
@@ -96,9 +99,7 @@ def _start(run: Path, header: dict) -> None:
 def _write_json(path: Path, data: dict) -> None:
     """Replace the file whole: ranks launched together read each other's ``run.json``, and
     must never see it half written."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
@@ -113,10 +114,9 @@ def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, 
         keep_in_memory=True,
         load_from_cache_file=False,
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".partial")
-    scored.to_parquet(str(tmp))
-    tmp.replace(path)
+    output_folder(path.parent)
+    with atomic_path(path) as tmp:
+        scored.to_parquet(str(tmp))
 
 
 def launcher_rank() -> tuple[int, int]:
@@ -285,11 +285,14 @@ def evaluate_masked_word(
         if status != "scored"
     )
     items = _released_items(scored[scored["status"] == "scored"], model, conditions)
-    items.to_parquet(run / "items.parquet", index=False)
-    items.to_json(run / "items.jsonl", orient="records", lines=True, force_ascii=False)
-    finish(run, header, rows=len(scored), scored=len(items), drops=dict(sorted(drops.items())))
+    with atomic_path(run / "items.parquet") as tmp:
+        items.to_parquet(tmp, index=False)
+    with atomic_path(run / "items.jsonl") as tmp:
+        items.to_json(tmp, orient="records", lines=True, force_ascii=False)
     if summarize:
         from .report import summarize as write_summaries
 
         write_summaries(items, run, conditions=conditions)
+    # last: a run.json with results says every output of the run is in place
+    finish(run, header, rows=len(scored), scored=len(items), drops=dict(sorted(drops.items())))
     return run

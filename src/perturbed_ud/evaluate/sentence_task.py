@@ -18,6 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from scipy.stats import wilcoxon
 
+from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .sentence_scores import (
@@ -123,7 +124,8 @@ def ratio_boxplot(paired: pd.DataFrame, path: Path, measure: str) -> Path:
     ax.axhline(1.0, color="grey", linewidth=0.6)
     ax.set_yscale("log")
     ax.set_ylabel(f"{measure} nonce / orig")
-    fig.savefig(path, dpi=150)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=150, format="png")
     return path
 
 
@@ -138,7 +140,8 @@ def evaluate_scores(
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
-    scored.to_parquet(run / "scores.parquet", index=False)
+    with atomic_path(run / "scores.parquet") as tmp:
+        scored.to_parquet(tmp, index=False)
     paired = nonce_ratios(scored)
     results = {
         "sentences": len(scored),
@@ -146,7 +149,8 @@ def evaluate_scores(
         "paired": len(paired),
     }
     if len(paired):
-        paired.to_parquet(run / "nonce_ratios.parquet", index=False)
+        with atomic_path(run / "nonce_ratios.parquet") as tmp:
+            paired.to_parquet(tmp, index=False)
         summary = ratio_summary(paired, model, settings.measure)
         write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
         ratio_boxplot(paired, run / "nonce_ratio.png", settings.measure)

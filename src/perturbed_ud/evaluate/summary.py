@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..data.markdown import markdown_table as markdown_lines
 from ..errors import InputError
+from ..files import atomic_path, write_text
 from ..lexicons import load_toml
 from .schema import DEFAULT_CONDITIONS, Conditions, check_items
 
@@ -179,10 +180,11 @@ def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
 def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:
     """``table`` as CSV (pandas' float repr, no index, ``\\n`` line ends), optionally a .md twin."""
     path = Path(path)
-    table.to_csv(path, index=False, lineterminator="\n")
+    with atomic_path(path) as tmp:
+        table.to_csv(tmp, index=False, lineterminator="\n")
     written = [path]
     if markdown:
         md = path.with_suffix(".md")
-        md.write_text(markdown_table(table), encoding="utf-8")
+        write_text(md, markdown_table(table))
         written.append(md)
     return written

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import GrammarError
-from ..files import output_folder
+from ..files import output_folder, write_text
 from .expand import MinimalSet, minimal_sets
 from .parser import Grammar, read_grammar
 
@@ -67,6 +67,6 @@ def write_evalsets(folder: str | Path, out: str | Path) -> list[Path]:
     written = []
     for name, text in texts.items():
         path = out / f"{name}.txt"
-        path.write_bytes(text.encode("utf-8"))
+        write_text(path, text)
         written.append(path)
     return written
