@@ -24,6 +24,7 @@ from perturbed_ud.builders.family import DatasetFamily, setting, version_setting
 from perturbed_ud.cli import main
 from perturbed_ud.data.card import CardText, markdown_table
 from perturbed_ud.data.writer import rows_table
+from perturbed_ud.errors import InputError
 from perturbed_ud.registry import FAMILIES
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
@@ -190,3 +191,31 @@ def test_a_spud_build_gives_the_same_bytes_with_two_workers(tmp_path):
     two = build("spud", tmp_path / "two", workers=2, **settings)
     assert parquet_bytes(one) == parquet_bytes(two)
     assert pq.read_table(one / "fr_seed1" / "nonce-00000-of-00001.parquet").num_rows == 15
+
+
+def test_settings_refuse_repeated_seeds_strings_for_lists_and_unknown_splits():
+    treebanks = resolve(["en"], split="test", ud_root=str(UD_ROOT))
+    settings = FAMILIES.get("spud").settings_class
+    for bad, message in (
+        ({"seeds": [1, 1]}, "seeds given twice: 1,1"),
+        ({"seeds": "12"}, "seeds takes a list, not the string '12'"),
+        ({"split": "bogus"}, "unknown split 'bogus'"),
+        ({"version": "1.0"}, "not a version"),
+    ):
+        with pytest.raises(InputError, match=message):
+            settings(treebanks=treebanks, **bad)
+
+
+def test_release_files_and_the_cli_take_versioned_names_and_refuse_loops(tmp_path):
+    release = tmp_path / "loop.toml"
+    release.write_text(f'dataset = "{release}"\nversion = "1.0.0"\n', encoding="utf-8")
+    looped = cli("build", release, "--out", tmp_path)
+    assert looped.exit_code == 1 and f"no dataset '{release}' to build" in looped.output
+    versioned = cli("build", "toy.reversal.v1", "--sentence", "a b", "--out", tmp_path / "v")
+    assert versioned.exit_code == 0, versioned.output
+    manifest = json.loads((tmp_path / "v" / "toy-reversal" / "build.json").read_text())
+    assert manifest["family"] == "toy.reversal.v1"
+    workers = tmp_path / "workers.toml"
+    workers.write_text('dataset = "spud"\nversion = "1.0.0"\n[options]\nworkers = 2\n')
+    refused = cli("build", workers, "--out", tmp_path)
+    assert refused.exit_code == 1 and "'workers' is not part of a release" in refused.output

@@ -55,15 +55,15 @@ class _Builds(click.Group):
 
         if is_release_file(name):
             return self._release_command(ctx, name)
-        if name in FAMILIES.short_names():
-            return family_command(FAMILIES.get(name))
-        return None
+        family = FAMILIES.find(name)  # a short or a versioned name
+        return family_command(family) if family else None
 
     def _release_command(self, ctx: click.Context, path: str) -> click.Command:
         from .releases import read_release
 
         release = read_release(path)
-        target = self.get_command(ctx, release.dataset)
+        family = FAMILIES.find(release.dataset)
+        target = family_command(family) if family else None
         if target is None:
             raise InputError(f"{path}: no dataset {release.dataset!r} to build")
         known = {p.name: p for p in target.params if isinstance(p, click.Option)}
@@ -74,7 +74,7 @@ class _Builds(click.Group):
             )
             if param is None:
                 raise InputError(f"{path}: {release.dataset} has no option --{option}")
-            if param.name in ("out", "overwrite", "dataset_version"):
+            if param.name in ("out", "overwrite", "dataset_version", "workers"):
                 raise InputError(f"{path}: {option!r} is not part of a release")
             if param.multiple and isinstance(value, str):
                 value = [value]
@@ -124,7 +124,13 @@ def family_command(family) -> click.Command:
         *family.cli_options(),
         click.option("--out", required=True, type=click.Path(), help="Output folder."),
         click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
-        click.option("--workers", type=int, default=1, show_default=True, help="Processes."),
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Processes; the output does not depend on them.",
+        ),
         dataset_version_option,
     ]
     for option in reversed(options):

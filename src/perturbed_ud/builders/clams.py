@@ -339,9 +339,8 @@ class ClamsSettings:
     version: str = version_setting()
 
     def __post_init__(self):
-        check_settings(self)
         if self.langs is not None:
-            object.__setattr__(self, "langs", tuple(self.langs))
+            check_settings(self, "langs")
 
 
 @FAMILIES.register("agreement.clams.v1")

@@ -63,6 +63,7 @@ def build(
         signature = family.signature(entries)
         manifest = {
             "dataset": family.name,
+            "family": family.registered_name,
             "pretty_name": family.pretty_name,
             "version": family.settings.version,
             "toolkit_version": __version__,

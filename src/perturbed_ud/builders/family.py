@@ -21,6 +21,7 @@ from datasets import Features
 from .. import __version__
 from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
+from ..errors import InputError
 from ..releases import parse_version
 
 DEFAULT_VERSION = "1.0.0"
@@ -52,10 +53,13 @@ def version_setting() -> Any:
 
 def check_settings(settings: Any, *sequences: str) -> None:
     """Shared checks of a settings object: a valid version; list arguments stored as tuples
-    (hashable and printable)."""
+    (printable, and a string is not taken for a list of characters)."""
     parse_version(settings.version)
     for name in sequences:
-        object.__setattr__(settings, name, tuple(getattr(settings, name)))
+        value = getattr(settings, name)
+        if isinstance(value, str):
+            raise InputError(f"{name} takes a list, not the string {value!r}")
+        object.__setattr__(settings, name, tuple(value))
 
 
 class DatasetFamily(ABC):
@@ -76,6 +80,7 @@ class DatasetFamily(ABC):
     settings_class: ClassVar[type]
 
     def __init__(self, settings: Any):
+        parse_version(settings.version)
         self.settings = settings
 
     @abstractmethod

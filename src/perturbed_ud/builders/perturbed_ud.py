@@ -27,7 +27,7 @@ from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, setting
+from .family import DatasetFamily, check_settings, setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 SCRAMBLES = ("full", "part", "head")
@@ -227,6 +227,7 @@ class WordOrderSettings(UDSettings):
 
     def __post_init__(self):
         super().__post_init__()
+        check_settings(self, "families")
         unknown = [f for f in self.families if f not in SCRAMBLES]
         if unknown or not self.families:
             raise InputError(f"families must be among {', '.join(SCRAMBLES)}, not {unknown}")
@@ -358,6 +359,7 @@ class WordOrder(DatasetFamily):
         stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
         return CardText(
             loading_comment="one split per condition",
+            tags=["universal-dependencies", "word-order", "morphology", "perturbation"],
             parameters=build_parameters(manifest),
             sources=treebank_sources(manifest),
             statistics=f"""\

@@ -42,7 +42,7 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import DatasetFamily, setting
+from .family import DatasetFamily, check_settings, setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "spud"
@@ -358,7 +358,7 @@ class SpudSettings(UDSettings):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "pool_splits", tuple(self.pool_splits))
+        check_settings(self, "pool_splits")
 
 
 @FAMILIES.register("nonce.spud.v1")

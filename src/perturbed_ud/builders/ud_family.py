@@ -10,6 +10,7 @@ import click
 from ..errors import InputError
 from ..options import comma_ints, comma_words
 from ..ud.selection import Selection
+from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import UD_RELEASE, Treebank
 from .family import check_settings, setting, version_setting
 
@@ -41,6 +42,10 @@ class UDSettings:
             raise InputError("no treebank given")
         if not self.seeds:
             raise InputError("no seeds given")
+        if len(set(self.seeds)) < len(self.seeds):
+            raise InputError(f"seeds given twice: {','.join(map(str, self.seeds))}")
+        if self.split not in UD_SPLITS:
+            raise InputError(f"unknown split {self.split!r}; choose one of {', '.join(UD_SPLITS)}")
         langs = [t.lang for t in self.treebanks]
         duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
         if duplicated:

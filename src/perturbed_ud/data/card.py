@@ -38,8 +38,6 @@ UD_CITATION = """\
   year = {2021}
 }"""
 
-PERTURBED_UD_TAGS = ["universal-dependencies", "word-order", "morphology", "perturbation"]
-
 
 def inputs(manifest: dict) -> list[dict]:
     """What the dataset was built from: its treebanks, or else its other sources."""
@@ -56,21 +54,22 @@ class CardText:
     sources: str
     statistics: str
     citation: str
-    tags: list[str] = field(default_factory=lambda: list(PERTURBED_UD_TAGS))
+    tags: list[str] = field(default_factory=list)
 
 
 def yaml_metadata(
-    manifest: dict, tags: list[str] | None = None, parquet_bytes: dict[str, int] | None = None
+    manifest: dict, tags: list[str], parquet_bytes: dict[str, int] | None = None
 ) -> DatasetCardData:
     licences = sorted({hub_licence(t["license"]) for t in inputs(manifest)})
     data = DatasetCardData(
         license=licences[0] if len(licences) == 1 else licences,
         pretty_name=manifest["pretty_name"],
         language=sorted({t["lang"] for t in inputs(manifest)}),
-        tags=list(PERTURBED_UD_TAGS if tags is None else tags),
+        tags=list(tags),
     )
     data["perturbed_ud"] = {
         "dataset": manifest["dataset"],
+        "family": manifest["family"],
         "version": manifest["version"],
         "signature": manifest["signature"],
         "config_id": manifest["config_id"],

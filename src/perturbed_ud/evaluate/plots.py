@@ -72,8 +72,8 @@ def grouped_bars(
 def plot_accuracy(
     accuracy: pd.DataFrame,
     path: str | Path,
-    conditions: Conditions = DEFAULT_CONDITIONS,
     metric: str = "word_at_1",
+    conditions: Conditions = DEFAULT_CONDITIONS,
 ) -> Path:
     """Figure 1: accuracy per condition and language with Wilson 95 % intervals."""
     present = set(accuracy["condition"])
@@ -91,20 +91,25 @@ def plot_accuracy(
 
 
 def plot_effects(
-    effects: pd.DataFrame, path: str | Path, conditions: Conditions = DEFAULT_CONDITIONS
+    effects: pd.DataFrame,
+    path: str | Path,
+    conditions: Conditions = DEFAULT_CONDITIONS,
+    *,
+    figure: str,
 ) -> Path:
-    """Figures 2–4, by the file's name: ``sensitivity`` (relative drops S), ``interaction``
-    (I in accuracy space, one per scramble) or ``head_vs_part`` (Δ = A_Part − A_Head, > 0:
-    Head harms more), each with bootstrap 95 % intervals."""
-    figure = Path(path).stem
+    """Figures 2–4 by ``figure``: ``sensitivity`` (relative drops S), ``interaction`` (I in
+    accuracy space, one per scramble) or ``head_vs_part`` (Δ = A_Part − A_Head, > 0: Head
+    harms more), each with bootstrap 95 % intervals."""
     if figure == "sensitivity":
         series = sensitivity_labels(conditions)
         title, ylabel = "Sensitivity S = (A_Orig − A_X) / A_Orig", "S"
     elif figure == "interaction":
         series = interaction_labels(conditions)
         title, ylabel = "Interaction I = A_X+L − (A_X + A_Orig+L − A_Orig)", "I"
-    else:
+    elif figure == "head_vs_part":
         part, head = (conditions.find(order).label for order in ("part", "head"))
         series = {"part_minus_head": f"{part} − {head}"}
         title, ylabel = f"{head} vs {part}: Δ accuracy = {part} − {head}", "Δ accuracy"
+    else:
+        raise ValueError(f"no effect figure {figure!r}")
     return grouped_bars(effects, series, path, title=f"{title} (95 % CI)", ylabel=ylabel)

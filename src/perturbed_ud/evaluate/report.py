@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -117,8 +118,8 @@ def summarize(
     )
     figures = [
         (plot_accuracy, accuracy, ["word_at_1"], "accuracy.png"),
-        (plot_effects, effects, sensitivities, "sensitivity.png"),
-        (plot_effects, effects, interactions, "interaction.png"),
+        (partial(plot_effects, figure="sensitivity"), effects, sensitivities, "sensitivity.png"),
+        (partial(plot_effects, figure="interaction"), effects, interactions, "interaction.png"),
     ]
     if "part_minus_head" in names:
         top1 = balanced.pivot(index=["model_name", "lang"], columns="condition", values="word_at_1")
@@ -129,7 +130,8 @@ def summarize(
             on=["model_name", "lang"],
         )
         written += write_table(head_vs_part, out / "head_vs_part.csv")
-        figures.append((plot_effects, effects, ["part_minus_head"], "head_vs_part.png"))
+        head_vs_part_figure = partial(plot_effects, figure="head_vs_part")
+        figures.append((head_vs_part_figure, effects, ["part_minus_head"], "head_vs_part.png"))
 
     if "seed" in scored.columns and scored["seed"].nunique() > 1:
         accuracy_seeds, effects_seeds = _across_seeds(scored, mode, conditions)
@@ -138,5 +140,5 @@ def summarize(
 
     for plot, table, columns, name in figures:
         if columns and table[columns].notna().any().any():
-            written.append(plot(table, out / name, conditions))
+            written.append(plot(table, out / name, conditions=conditions))
     return {path.name: path for path in written}
