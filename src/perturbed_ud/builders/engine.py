@@ -22,11 +22,6 @@ from ..registry import FAMILIES
 from .family import DatasetFamily, config_id
 
 
-def family_of(name: str | type[DatasetFamily]) -> type[DatasetFamily]:
-    """A family class from its registered name (``spud`` or ``nonce.spud.v1``) or itself."""
-    return FAMILIES.get(name) if isinstance(name, str) else name
-
-
 def build(
     family: str | type[DatasetFamily] | DatasetFamily,
     out: str | Path,
@@ -41,7 +36,7 @@ def build(
     arguments), or a family instance; e.g. ``build("spud", "out", treebanks=tbs, seeds=[1])``.
     """
     if not isinstance(family, DatasetFamily):
-        cls = family_of(family)
+        cls = FAMILIES.get(family) if isinstance(family, str) else family
         family = cls(cls.settings_class(**settings))
     elif settings:
         raise TypeError("settings go either into the family instance or into build(), not both")

@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..options import comma_ints, comma_words
 from ..ud.selection import Selection
 from ..ud.sources import SPLITS as UD_SPLITS
-from ..ud.sources import UD_RELEASE, Treebank
+from ..ud.sources import UD_RELEASE, Treebank, parse_treebank_overrides, resolve
 from .family import check_settings, setting, version_setting
 
 
@@ -88,8 +88,6 @@ def ud_source_options(default_langs: str) -> list:
 def ud_source_settings(values: dict) -> dict:
     """The settings named by `ud_source_options` (consumed from ``values``): the treebanks,
     resolved (and downloaded) now, the split, the sentence selection and the seeds."""
-    from ..ud.sources import parse_treebank_overrides, resolve
-
     split = values.pop("split")
     treebanks = resolve(
         comma_words(values.pop("langs")),
