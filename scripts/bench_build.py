@@ -184,8 +184,11 @@ def count_rows(manifest: dict) -> dict:
     }
 
 
-def make_synthetic(ud_root: Path, folder: Path, n: int) -> tuple[Path, list[str]]:
-    """A file of at least ``n`` English sentences: real UD files repeated, sent_ids unique."""
+def make_synthetic(
+    ud_root: Path, folder: Path, n: int, min_bytes: int = 0
+) -> tuple[Path, list[str]]:
+    """A file of at least ``n`` English sentences and ``min_bytes`` bytes: real UD files
+    repeated, sent_ids unique."""
     sources = sorted(ud_root.glob("UD_English-*/*-ud-test.conllu")) + sorted(
         ud_root.glob("UD_English-*/*-ud-dev.conllu")
     )
@@ -194,17 +197,17 @@ def make_synthetic(ud_root: Path, folder: Path, n: int) -> tuple[Path, list[str]
     texts = [p.read_text(encoding="utf-8").splitlines() for p in sources]
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / SYNTHETIC_NAME
-    count = copy = 0
+    count = copy = size = 0
     with open(target, "w", encoding="utf-8") as f:
-        while count < n:
+        while count < n or size < min_bytes:
             for lines in texts:
                 for line in lines:
                     match = SENT_ID.match(line)
                     if match:
                         line = f"# sent_id = {match.group(1)}~copy{copy}"
                         count += 1
-                    f.write(line + "\n")
-                f.write("\n")
+                    size += f.write(line + "\n")
+                size += f.write("\n")
                 copy += 1
     return target, [p.name for p in sources]
 

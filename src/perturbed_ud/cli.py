@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 from pathlib import Path
 
 import click
@@ -16,11 +17,17 @@ class _Commands(click.Group):
     every other exception is a bug and keeps its traceback."""
 
     def invoke(self, ctx: click.Context):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             return super().invoke(ctx)
         except PerturbedUDError as err:
             click.echo(f"error: {err}", err=True)
             ctx.exit(1)
+
+
+def _exit_on_sigterm(signum: int, frame) -> None:
+    """SIGTERM unwinds like Ctrl-C, so temporary folders and worker processes are cleaned up."""
+    raise SystemExit(128 + signum)
 
 
 @click.group(cls=_Commands)

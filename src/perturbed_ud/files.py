@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import lzma
@@ -88,3 +89,38 @@ def output_folder(path: str | Path) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise OutputError(f"cannot write into {path}: permission denied")
     return path
+
+
+@contextmanager
+def exclusive(lock: Path, what: str) -> Iterator[None]:
+    """Hold the lock file ``lock`` for the block, so that two processes never write ``what``
+    at once; the second gets an `OutputError`. The kernel releases the lock when its process
+    ends, however it ends, so a kill never leaves a stale lock; the file itself is removed
+    when the block ends (a killed holder's file is reused, and removed, by the next)."""
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as err:
+            raise OutputError(f"cannot write {lock.parent}: {err.strerror or err}") from err
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputError(
+                f"{what} is being written by another process; wait for it to finish"
+            ) from None
+        if _same_file(fd, lock):
+            break
+        os.close(fd)  # the holder removed it between our open and our lock: take a new one
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False

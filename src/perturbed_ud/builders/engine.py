@@ -9,7 +9,10 @@ and writes the card.
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import os
+import threading
+import time
+from functools import partial
 from pathlib import Path
 
 from rich.progress import Progress
@@ -53,7 +56,7 @@ def build(
                 progress.advance(task)
         entries = family.manifest(results)
         if not entries["configs"]:
-            raise InputError("no input produced a row; nothing to write")
+            raise InputError(family.why_empty(results))
         _check_conditions(family, entries["configs"])
         signature = family.signature(entries)
         manifest = {
@@ -92,6 +95,20 @@ def _run(family: DatasetFamily, jobs: list, root: Path, workers: int):
         yield from (_write_job(family, job, root) for job in jobs)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-        n = len(jobs)
-        yield from pool.map(_write_job, [family] * n, jobs, [root] * n)
+    processes = min(workers, len(jobs))
+    # Leaving the block for any reason (an error, Ctrl-C, SIGTERM) terminates the workers;
+    # a parent killed outright is noticed by each worker's watch (`_exit_with_parent`).
+    with context.Pool(processes, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
+        yield from pool.imap(partial(_write_job, family, root=root), jobs)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Stop this worker within a second of its parent's death, so that a killed build
+    leaves no process behind."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()

@@ -109,6 +109,10 @@ class DatasetFamily(ABC):
         """Signature parts beyond the settings: digests of resources read during the build."""
         return []
 
+    def why_empty(self, results: list) -> str:
+        """The error when no job wrote a row: which inputs were read and what dropped them."""
+        return "no input produced a row; nothing to write"
+
     def warnings(self) -> list[str]:
         """What a user should know about these settings after a successful build."""
         return []

@@ -323,6 +323,22 @@ class WordOrder(DatasetFamily):
             holders = scrambles if order == "orig" else [order]
             writer.share([config_name(lang, f, seed) for f in holders], split, arrow)
 
+    def why_empty(self, results: list[dict]) -> str:
+        """Every sentence dropped: per treebank, its files and the drops by reason."""
+        lines = ["no sentence produced a row; every one was dropped:"]
+        per_lang = {lang: per_seed for result in results for lang, per_seed in result.items()}
+        for treebank in self.settings.treebanks:
+            per_seed = per_lang.get(treebank.lang, {})
+            drops = sum((Counter(s["sentence_drops"]) for s in per_seed.values()), Counter())
+            read = max((s["sentences"] for s in per_seed.values()), default=0)
+            reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(drops.items()))
+            files = ", ".join(str(path) for path in treebank.files)
+            lines.append(
+                f"  {files}: {read} sentences read; drops over {len(per_seed)} seed(s): "
+                f"{reasons or 'none'}"
+            )
+        return "\n".join(lines)
+
     def manifest(self, results: list[dict]) -> dict:
         stats: dict = {}
         for result in results:

@@ -8,10 +8,12 @@ Output is byte-deterministic: the same rows in the same row groups give the same
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import glob
 import hashlib
 import os
 import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
-from ..errors import OutputExistsError
-from ..files import check_name, file_sha256, output_folder
+from ..errors import OutputError, OutputExistsError
+from ..files import check_name, exclusive, file_sha256, output_folder
 
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
 # 25 KB) until the file is closed, so a split larger than this continues in a new shard and
@@ -138,23 +140,103 @@ def content_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
+# What writing into a folder raises when the disk, the file system or permissions refuse:
+# an `OutputError` for the user, not a traceback.
+OUTPUT_ERRNOS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.ENOTDIR,
+    errno.EIO,
+}
+
+
 @contextmanager
 def atomic_folder(final: Path, *, overwrite: bool = False):
-    """Yield a temporary folder beside ``final``; rename it into place only on success."""
+    """Yield a temporary folder beside ``final``; it takes ``final``'s place only on success.
+
+    A lock beside ``final`` keeps a second writer out, and whatever a killed writer left
+    (its temporary folder, or an old copy set aside mid-swap) is cleaned up or restored.
+    ``--overwrite`` replaces only a dataset folder (one with a ``build.json``), never a
+    file, a symlink or a folder of something else.
+    """
     final = Path(final)
-    if final.exists() and not overwrite:
-        raise OutputExistsError(f"{final} exists; pass --overwrite to replace it")
     output_folder(final.parent)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-", dir=final.parent))
-    try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if final.exists():
+    with exclusive(final.with_name(f".{final.name}.lock"), str(final)):
+        _clean_leftovers(final)
+        _check_target(final, overwrite)
+        tmp = final.with_name(f".{final.name}.partial-{os.getpid()}")
+        try:
+            tmp.mkdir()  # mode 0777 less the umask, as any folder the user makes
+            yield tmp
+            _move_into_place(tmp, final)
+        except OSError as err:
+            if err.errno not in OUTPUT_ERRNOS:
+                raise
+            raise OutputError(f"cannot write {final}: {os.strerror(err.errno)}") from err
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _leftovers(final: Path, kind: str) -> list[Path]:
+    return sorted(final.parent.glob(f".{glob.escape(final.name)}.{kind}-*"))
+
+
+def _clean_leftovers(final: Path) -> None:
+    """Remove killed writers' temporary folders; restore an old copy a kill hid mid-swap."""
+    for partial in _leftovers(final, "partial"):
+        shutil.rmtree(partial, ignore_errors=True)
+    for old in _leftovers(final, "old"):
+        if final.exists():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(old, final)
+
+
+def _check_target(final: Path, overwrite: bool) -> None:
+    if final.is_symlink() or (final.exists() and not final.is_dir()):
+        kind = "a symlink" if final.is_symlink() else "a file"
+        raise OutputError(
+            f"{final} is {kind}, not a dataset folder; move it or choose another --out"
+        )
+    if not final.exists():
+        return
+    if not overwrite:
+        raise OutputExistsError(f"{final} exists; pass --overwrite to replace it")
+    if any(final.iterdir()) and not (final / "build.json").is_file():
+        raise OutputError(
+            f"{final} is not a dataset folder (it has no build.json); --overwrite replaces "
+            "only datasets: move it or choose another --out"
+        )
+
+
+def _move_into_place(tmp: Path, final: Path) -> None:
+    """Rename ``tmp`` to ``final``. An existing ``final`` is swapped in one atomic exchange
+    where the system has one (Linux), so no kill can leave the name empty; elsewhere it is
+    set aside first and `_clean_leftovers` restores it if a kill comes between the renames."""
+    if not final.exists():
+        os.replace(tmp, final)
+    elif _exchange(tmp, final):
+        shutil.rmtree(tmp)  # now the old copy
+    else:
         old = final.with_name(f".{final.name}.old-{os.getpid()}")
         os.replace(final, old)
         os.replace(tmp, final)
         shutil.rmtree(old)
-    else:
-        os.replace(tmp, final)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically with renameat2(RENAME_EXCHANGE); False where unsupported."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
