@@ -4,12 +4,18 @@ which only the tests comparing with those outputs need."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 # Read by huggingface_hub and datasets at import time, so set before anything imports them.
 os.environ["HF_HUB_OFFLINE"] = "1"
+# Datasets loaded by the tests are cached in a folder of their own, not the user's cache.
+DATASETS_CACHE = tempfile.mkdtemp(prefix="perturbed-ud-tests-datasets-")
+os.environ["HF_DATASETS_CACHE"] = DATASETS_CACHE
+atexit.register(shutil.rmtree, DATASETS_CACHE, ignore_errors=True)
 
 import pytest  # noqa: E402
 

@@ -29,6 +29,7 @@ CLAMS = CLAMS_REFERENCE
 LANGS = ["de", "fr"]
 PACKAGED = clams.DEFAULT_GRAMMARS
 PACKAGED_LANGS = ["de", "en", "fr", "he", "ru"]
+PUBLISHED = ("build.json", "README.md")  # what push uploads besides the Parquet files
 
 
 def cli(*args: str):
@@ -327,6 +328,45 @@ def test_broken_grammar_exits_1_with_file_and_line_and_writes_nothing(tmp_path, 
     assert located in result.stderr, result.stderr
     assert "Traceback" not in result.output
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_max_sentences_refuses_a_construction_before_it_is_expanded(tmp_path):
+    """French constructions have at most 22,400 sentences: at that limit the build is the
+    default's byte for byte (the limit is no part of the signature), one below it is refused
+    at the template that takes obj_rel_across_anim over it."""
+    folder = fr_copy(tmp_path)
+    options = ("--grammar-dir", str(folder), "--lang", "fr")
+    default = build(tmp_path / "default", *options)
+    at_limit = build(tmp_path / "at_limit", *options, "--max-sentences", "22400")
+    assert digests(at_limit) == digests(default)
+    out = tmp_path / "over"
+    result = cli("build", "clams", *options, "--max-sentences", "22399", "--out", str(out))
+    assert result.exit_code == 1, result.output
+    path = folder / "obj_rel_across_anim.avg"
+    assert result.stderr.startswith(f"error: {path}:11: the template expands to 5,600 ")
+    assert "which takes obj_rel_across_anim to 22,400: over the limit of 22,399" in result.stderr
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_published_files_name_no_path_of_the_building_machine(tmp_path):
+    """build.json and the card are uploaded by push: grammar folders are named by their base
+    name, licence files from the grammar folder."""
+    folder = fr_copy(tmp_path)
+    licence = "Apache License\nVersion 2.0, January 2004\n\nCopyright 2020 Someone\n"
+    (folder.parent / "LICENSE").write_text(licence, encoding="utf-8")
+    layouts = [(("--grammar-dir", str(folder.parent)), "grammars", "grammars/fr"),
+               (("--grammar-dir", str(folder), "--lang", "fr"), "fr", "fr")]  # fmt: skip
+    for k, (options, grammar_dir, shown) in enumerate(layouts):
+        built = build(tmp_path / f"out{k}", *options)
+        published = [(built / name).read_text(encoding="utf-8") for name in PUBLISHED]
+        for text in published:
+            assert str(tmp_path) not in text and str(tmp_path.resolve()) not in text
+        manifest = json.loads(published[0])
+        assert manifest["parameters"]["grammar_dir"] == grammar_dir
+        (source,) = manifest["sources"]
+        assert (source["folder"], source["licence_file"]) == (shown, "../LICENSE")
+        assert (source["license"], source["copyright"]) == ("Apache-2.0", "2020 Someone")
+        assert [f["name"] for f in source["files"]] == sorted(p.name for p in folder.iterdir())
 
 
 def test_split_names_must_be_lowercase(tmp_path):

@@ -3,6 +3,7 @@ grammar, and located errors for grammars that cannot mean anything."""
 
 from __future__ import annotations
 
+import tracemalloc
 from functools import cache
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from perturbed_ud.cli import main
 from perturbed_ud.errors import GrammarError
 from perturbed_ud.grammar import (
     evalset_lines,
+    expand,
     format_evalset,
     generate_folder,
     minimal_sets,
@@ -168,10 +170,10 @@ def test_toy_text_format(tmp_path):
 def test_line_endings_comments_and_spacing(tmp_path):
     text = "# the paper's example\nvary: V[]\n\n" + TOY_RULES.replace("pensez", "pensez  ")
     sets = [
-        minimal_sets(read_grammar(grammar_file(tmp_path, text, newline=newline)))
+        list(minimal_sets(read_grammar(grammar_file(tmp_path, text, newline=newline))))
         for newline in ("\n", "\r\n")
     ]
-    sets.append(minimal_sets(read_grammar(grammar_file(tmp_path, text.rstrip("\n")))))
+    sets.append(list(minimal_sets(read_grammar(grammar_file(tmp_path, text.rstrip("\n"))))))
     assert sets[0] == sets[1] == sets[2]
     assert evalset_lines(sets[0])[-1] == (False, "je pensez")
 
@@ -203,7 +205,7 @@ def test_order_and_positions_with_multiword_forms(tmp_path):
         "vary: V[]\nS[] N[s] V[s] ici\nN[s] le chat | un chien\n"
         "V[s] est là | dort\nV[p] sont là | dorment\n",
     )
-    sets = minimal_sets(read_grammar(path))
+    sets = list(minimal_sets(read_grammar(path)))
     # the varied slot varies fastest, the noun slot around it
     assert [s.good for s in sets] == [
         "le chat est là ici",
@@ -334,3 +336,66 @@ def test_cli_reports_grammar_errors(tmp_path):
     assert result.exit_code == 1
     assert f"error: {tmp_path / 'toy.avg'}:4: " in result.output
     assert not out.exists()
+
+
+# Size: counted before anything is expanded, refused over the limit, generated lazily
+
+
+def slots_grammar(folder: Path, slots: int, forms: int) -> Path:
+    """One template of `slots` slots with `forms` forms each, the last (V) varied."""
+
+    def words(prefix: str) -> str:
+        return " | ".join(f"{prefix}{i}" for i in range(forms))
+
+    plain = [f"A{k}[]" for k in range(slots - 1)]
+    rules = [f"A{k}[] {words(f'a{k}_')}" for k in range(slots - 1)]
+    text = "\n".join(["vary: V[]", f"S[] {' '.join(plain)} V[s]", *rules,
+                      f"V[s] {words('v')}", f"V[p] {words('w')}"])  # fmt: skip
+    return grammar_file(folder, text + "\n")
+
+
+def test_an_exploding_grammar_is_refused_before_anything_is_expanded(tmp_path, monkeypatch):
+    """8 slots of 10 forms: 10^8 sentences and their variants, which once grew to 1.15 GB in
+    90 s without writing a line."""
+    monkeypatch.setattr(expand, "_expand", lambda *args, **kwargs: pytest.fail("expanded"))
+    path = slots_grammar(tmp_path, 8, 10)
+    error = error_of(path)
+    assert_error(error, path, 2, "the template expands to 200,000,000 sentences")
+    assert f"{' × '.join(['10'] * 8)} combinations of its slots' forms" in str(error)
+    assert "over the limit of 1,000,000 sentences per construction" in str(error)
+    assert expand.MAX_SENTENCES == 1_000_000
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["clams-generate", str(tmp_path), str(out)])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: {path}:2: the template expands to 200,000,000")
+    assert not out.exists()
+
+
+def test_the_limit_counts_every_template_of_a_construction(tmp_path):
+    path = grammar_file(tmp_path, "vary: V[]\nS[] tu V[2,s]\n" + TOY_RULES)
+    # two templates of one combination, each sentence with 3 ungrammatical variants
+    assert len(evalset_lines(minimal_sets(read_grammar(path), max_sentences=8))) == 8
+    error = error_of_limit(path, 7)
+    assert_error(error, path, 3, "expands to 4 sentences")
+    assert "which takes toy to 8: over the limit of 7 sentences" in str(error)
+    assert_error(error_of_limit(path, 3), path, 2, "which takes toy to 4: over the limit of 3")
+
+
+def error_of_limit(path: Path, max_sentences: int) -> GrammarError:
+    with pytest.raises(GrammarError) as info:
+        minimal_sets(read_grammar(path), max_sentences=max_sentences)
+    return info.value
+
+
+def test_minimal_sets_are_generated_one_at_a_time(tmp_path):
+    grammar = read_grammar(slots_grammar(tmp_path, 3, 30))
+    tracemalloc.start()
+    try:
+        sets = minimal_sets(grammar)
+        first = next(sets)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert first.good == "a0_0 a1_0 v0" and first.pairs[0].bad == "a0_0 a1_0 w0"
+    assert peak < 1_000_000, f"{peak} bytes to generate one set of 27,000"
+    assert 1 + sum(1 for _ in sets) == 30**3

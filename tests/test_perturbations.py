@@ -133,6 +133,10 @@ def test_paper_plan_is_keyed_and_carries_the_target(tree, seed):
         assert is_permutation(perm, len(upos)), family
         moved = apply_permutation(perm, s.forms)
         assert moved[perm[plan.target]] == s.forms[plan.target]
+        # a scramble that moved nothing has no row, nor has its +L counterpart
+        unmoved = perm == list(range(len(upos)))
+        for split in (family, f"{family}_lemma"):
+            assert plan.dropped.get(split) == ("no_movement" if unmoved else None)
 
 
 @given(trees(), st.integers(1, 10))

@@ -1,9 +1,15 @@
-"""Publishing a built folder: local checks, dry run, and the Hub calls, faked only at HfApi."""
+"""Publishing a built folder: local checks, dry run, and the Hub calls, faked at HfApi or
+answered by a real HTTP server on loopback; no token on the command line or in an error."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 import pytest
@@ -15,7 +21,7 @@ from huggingface_hub.errors import OfflineModeIsEnabled
 import perturbed_ud.data.push as push_module
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
-from perturbed_ud.data.push import push_folder
+from perturbed_ud.data.push import push_folder, redact
 from perturbed_ud.errors import InputError, PushError
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
@@ -34,8 +40,9 @@ def _build(tmp_path_factory, non_commercial: bool):
             overrides = {"tr": NC_TREEBANK}
             sources += resolve(["tr"], split="test", ud_root=str(root), overrides=overrides)
         selection = Selection(limit=20)
+        # the version pushed below, whatever the family's default
         return build("perturbed-ud", out / "build", treebanks=sources, seeds=[1],
-                     selection=selection)  # fmt: skip
+                     selection=selection, version="1.0.0")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -293,10 +300,100 @@ def test_cli_dry_run(folder, no_hub, no_token):
     assert "  build.json  " in result.stdout
 
 
-def test_cli_push_with_token(folder, fake_hub):
-    args = ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0", "--token", "hf_cli"]
+def test_cli_takes_the_token_from_hf_token(folder, fake_hub, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_env")
+    args = ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0"]
     result = CliRunner().invoke(main, [*args, "--private"])
     assert result.exit_code == 0, result.output
-    assert fake_hub.call("__init__")[1] == {"token": "hf_cli"}
+    assert fake_hub.call("__init__")[1] == {"token": "hf_env"}
     assert fake_hub.call("create_repo")[1]["private"] is True
     assert "at tag v1.0.0" in result.stdout
+
+
+def test_cli_refuses_a_token_on_the_command_line(folder, no_hub):
+    """`ps` shows a command line to every user of the machine."""
+    args = ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0", "--token", "hf_cli"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "--token is not accepted" in result.stderr
+    assert "set HF_TOKEN or run `hf auth login`" in result.stderr
+    assert "hf_cli" not in result.output
+    shown = CliRunner().invoke(main, ["push", "--help"]).stdout
+    assert "--token" not in shown and "HF_TOKEN" in shown and "hf auth login" in shown
+
+
+HF_SHAPED = "hf_" + "aBcD1234" * 4 + "xy"  # hf_ and 34 letters or digits, as Hub tokens
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the-token in a message", "[redacted] in a message"),  # the token, whatever its shape
+        ("{'authorization': 'Bearer abc.DEF-1'}", "{'authorization': 'Bearer [redacted]'}"),
+        ("auth=bearer xyz, next", "auth=bearer [redacted], next"),
+        (f"token {HF_SHAPED}.", "token [redacted]."),
+        ("see hf_hub_download", "see hf_hub_download"),
+    ],
+)
+def test_redact(text, expected):
+    assert redact(text, "the-token") == expected
+
+
+class EchoingHub(BaseHTTPRequestHandler):
+    """A Hub that answers every request with an error quoting the request's headers, as some
+    servers and proxies do; it records the Authorization header it was sent."""
+
+    def answer(self) -> None:
+        self.server.authorizations.append(self.headers.get("Authorization"))
+        body = json.dumps({"error": f"bad request with headers {dict(self.headers)}"}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = answer
+
+    def log_message(self, *args) -> None:
+        """Quiet: pytest shows what a test prints."""
+
+
+@pytest.fixture
+def echoing_hub():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoingHub)
+    server.authorizations = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_a_server_echoing_the_token_does_not_get_it_printed(folder, echoing_hub, tmp_path):
+    """The real client against a real server on loopback, from a fresh process: HF_ENDPOINT
+    and HF_HUB_OFFLINE are read when huggingface_hub is imported."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env |= {
+        "HF_ENDPOINT": f"http://127.0.0.1:{echoing_hub.server_port}",
+        "HF_HUB_OFFLINE": "0",
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_TOKEN": HF_SHAPED,
+    }
+    args = ["push", str(folder), "--repo-id", REPO_ID, "--version", "1.0.0"]
+    result = subprocess.run([sys.executable, "-m", "perturbed_ud.cli", *args], env=env,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert f"Bearer {HF_SHAPED}" in echoing_hub.authorizations  # sent, and echoed
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"error: creating the repo on {REPO_ID} failed: ")
+    assert "'Bearer [redacted]'" in result.stderr
+    assert HF_SHAPED not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_server_text_in_our_own_errors_is_redacted(folder, fake_hub):
+    fake_hub.tags = ["v1.0.0"]
+    fake_hub.tagged = {"content_sha256": "hf_test"}
+    with pytest.raises(PushError, match=r"already has tag v1\.0\.0 for other content") as info:
+        push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
+    assert "hf_test" not in str(info.value) and "sha256 [redacted]" in str(info.value)

@@ -126,7 +126,7 @@ def test_cli_builds_from_the_sample_without_network(tmp_path, monkeypatch):
     assert "| UD_Turkish-PUD | tr | r2.18 | CC BY-SA 3.0 | tr_pud-ud-test.conllu.xz |" in card
     assert "**UD_English-PUD, UD_Turkish-PUD**" in card, "one shared citation, named once"
     assert card.count("@inproceedings{zeman-etal-2017-conll") == 1
-    assert "Sentences: the first 40 sentences of each treebank." in card
+    assert "Sentences: the first 40 sentences of each treebank's test split." in card
     ds = datasets.load_dataset(str(folder), "tr_full_seed1", cache_dir=str(tmp_path / "c"))
     assert ds["orig"][0]["treebank"] == "tr_pud" and ds["full"].num_rows > 30
 

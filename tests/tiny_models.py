@@ -7,6 +7,8 @@ as it would load a Hub checkpoint.
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import torch
@@ -111,4 +113,19 @@ def _save(model, tokenizer, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    return folder
+
+
+def altered_copy(
+    model: Path, folder: Path, *, drop=(), truncate=(), config: dict | None = None
+) -> Path:
+    """A copy of a saved model with files left out, files cut to half their size or config
+    values changed: what an interrupted copy or download, or a hand-made folder, leaves."""
+    shutil.copytree(model, folder, ignore=shutil.ignore_patterns(*drop))
+    for name in truncate:
+        path = folder / name
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    if config:
+        path = folder / "config.json"
+        path.write_text(json.dumps(json.loads(path.read_text()) | config))
     return folder

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 
 import click
@@ -43,11 +45,14 @@ def _checked_version(ctx, param, value: str) -> str:
     return value
 
 
-dataset_version_option = click.option(
-    "--version", "dataset_version", default="1.0.0", show_default=True,
-    callback=_checked_version,
-    help="x.y.z: recorded in the card, build.json and signature; push tags it v<version>.",
-)  # fmt: skip
+def dataset_version_option(family) -> Callable:
+    """``--version``, defaulting to the family's current dataset version."""
+    (default,) = (f.default for f in fields(family.settings_class) if f.name == "version")
+    return click.option(
+        "--version", "dataset_version", default=default, show_default=True,
+        callback=_checked_version,
+        help="x.y.z: recorded in the card, build.json and signature; push tags it v<version>.",
+    )  # fmt: skip
 
 
 class _Builds(click.Group):
@@ -138,11 +143,21 @@ def family_command(family) -> click.Command:
             show_default=True,
             help="Processes; the output does not depend on them.",
         ),
-        dataset_version_option,
+        dataset_version_option(family),
     ]
     for option in reversed(options):
         run = option(run)
     return click.command(name=family.name, help=family.__doc__)(run)
+
+
+def _no_token(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """`push --token` fails, pointing at HF_TOKEN: a token on a command line shows in `ps`."""
+    if value is not None:
+        raise click.UsageError(
+            "--token is not accepted (a command line shows in `ps`): set HF_TOKEN or run "
+            "`hf auth login`",
+            ctx,
+        )
 
 
 @main.command()
@@ -152,11 +167,12 @@ def family_command(family) -> click.Command:
 @click.option("--dry-run", is_flag=True, help="List what would be uploaded; touch no Hub.")
 @click.option("--private", is_flag=True, help="Create the repo as private.")
 @click.option("--allow-licence-risk", is_flag=True, help="Publish despite licence problems.")
-@click.option("--token", help="Hugging Face token (default: HF_TOKEN or `hf auth login`).")
-def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) -> None:
+@click.option("--token", hidden=True, expose_value=False, is_eager=True, callback=_no_token)
+def push(folder, repo_id, version, dry_run, private, allow_licence_risk) -> None:
     """Upload a built dataset FOLDER to the Hub and tag the commit v<version>.
 
     The version must be the one the folder was built as, so a tag always names one build.
+    The token is that of HF_TOKEN or of `hf auth login`: a command line shows in `ps`.
     """
     from .data.push import push_folder
 
@@ -167,7 +183,6 @@ def push(folder, repo_id, version, dry_run, private, allow_licence_risk, token) 
         dry_run=dry_run,
         private=private,
         allow_licence_risk=allow_licence_risk,
-        token=token,
         echo=click.echo,
     )
 

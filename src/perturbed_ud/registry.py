@@ -1,6 +1,6 @@
 """Versioned names for the interchangeable parts of a build, as thinc registers its layers.
 
-A registered part is found by its versioned name (``word_order.paper.v1``) or by the short
+A registered part is found by its versioned name (``word_order.paper.v2``) or by the short
 name it records in manifests (``paper``). A changed behaviour is a new part with a new
 versioned name and a new short name, so names already in manifests keep their meaning.
 """

@@ -6,6 +6,8 @@ evalsets, so the released grammars give back the released sentences. Grammars co
 folder of ``.avg`` files: the project's own (``lexicons/clams/<lang>/``, Apache-2.0) by
 default, or any ``--grammar-dir``, which holds either one language's grammars or one folder
 per language (``<lang>/``, or ``<lang>_replication/`` as in the CLAMS repository).
+``build.json`` and the card name a grammar folder by its base name and the grammar files by
+name and sha256, never by a path of the machine that built them: both are published.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import GrammarError, InputError
 from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
-from ..grammar.expand import MinimalPair, minimal_sets
+from ..grammar.expand import MAX_SENTENCES, MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
 from ..grammar.parser import Grammar
 from ..options import comma_words
@@ -39,6 +41,7 @@ TAGS = ["minimal-pairs", "subject-verb-agreement", "syntax", "clams", "grammatic
 CHUNK_PAIRS = 10_000  # pairs per Parquet row group; fixed, so output is deterministic
 
 DEFAULT_GRAMMARS = Path(str(files("perturbed_ud.lexicons").joinpath("clams")))
+EMBEDDED_NAME = "lexicons/clams"  # how build.json names the embedded grammars
 EMBEDDED_LICENCE = "Apache-2.0"
 REPLICATION = "_replication"  # the CLAMS repository's per-language folder suffix
 LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt", "COPYING")
@@ -116,6 +119,7 @@ class GrammarSource:
 
     lang: str
     folder: Path
+    shown: str  # the folder as build.json names it: from the grammar folder's base name
     name: str
     license: str
     origin: str  # "perturbed-ud", "CLAMS repository" or "folder"
@@ -129,12 +133,7 @@ class GrammarSource:
         own = [Path(g.path) for g in self.grammars.values()]
         return ([common] if common.is_file() else []) + own
 
-    def describe(self, embedded: bool) -> dict:
-        if embedded:
-            inside = self.folder.relative_to(DEFAULT_GRAMMARS).as_posix()
-            folder = "lexicons/clams" + ("" if inside == "." else f"/{inside}")
-        else:
-            folder = str(self.folder)
+    def describe(self) -> dict:
         entry = {
             "lang": self.lang,
             "name": self.name,
@@ -142,7 +141,7 @@ class GrammarSource:
             "license": self.license,
             "licence_file": self.licence_file,
             "copyright": self.copyright,
-            "folder": folder,
+            "folder": self.shown,
             "files": [{"name": p.name, "sha256": file_sha256(p)} for p in self.files()],
             "citation": CLAMS_CITATION,
         }
@@ -154,8 +153,9 @@ def _has_grammars(folder: Path) -> bool:
 
 
 def _licence(folder: Path) -> tuple[str, str | None, str | None]:
-    """(licence, file, copyright holders) from a licence file beside or above the grammars."""
-    for place in (folder, folder.parent):
+    """(licence, file, copyright holders) from a licence file beside or above the grammars,
+    the file named from the grammar folder (``LICENSE``, ``../LICENSE``)."""
+    for place, up in ((folder, ""), (folder.parent, "../")):
         for name in LICENCE_FILES:
             path = place / name
             if not path.is_file():
@@ -169,23 +169,27 @@ def _licence(folder: Path) -> tuple[str, str | None, str | None]:
                 licence = f"unknown (see {path.name})"
             holders = re.findall(r"^\s*Copyright\s+(?:\([cC]\)\s*)?(\S.*?)\s*$", text, re.M)
             holders = [h for h in holders if not h.startswith("[")]
-            return licence, str(path), holders[-1] if holders else None
+            return licence, up + name, holders[-1] if holders else None
     return "unknown", None, None
 
 
-def _source(lang: str, folder: Path, embedded: bool) -> GrammarSource:
+def grammar_dir_name(grammar_dir: str | Path | None) -> str:
+    """How build.json names a --grammar-dir: its base name, a path of no machine."""
+    return EMBEDDED_NAME if grammar_dir is None else Path(grammar_dir).resolve().name
+
+
+def _source(lang: str, folder: Path, embedded: bool, shown: str) -> GrammarSource:
     if not _LANG.fullmatch(lang):
         raise GrammarError(folder, None, f"language {lang!r} is not a config name ([a-z0-9_-])")
     if embedded:
-        return GrammarSource(
-            lang, folder, f"perturbed-ud grammars ({lang})", EMBEDDED_LICENCE, "perturbed-ud"
-        )
+        name = f"perturbed-ud grammars ({lang})"
+        return GrammarSource(lang, folder, shown, name, EMBEDDED_LICENCE, "perturbed-ud")
     licence, licence_file, holders = _licence(folder)
     if folder.name.endswith(REPLICATION):
         name, origin = f"CLAMS, Mueller et al. 2020 ({folder.name})", "CLAMS repository"
     else:
         name, origin = f"grammars {folder.name}", "folder"
-    return GrammarSource(lang, folder, name, licence, origin, licence_file, holders)
+    return GrammarSource(lang, folder, shown, name, licence, origin, licence_file, holders)
 
 
 def find_languages(grammar_dir: str | Path | None = None, lang: str | None = None) -> dict:
@@ -203,7 +207,7 @@ def find_languages(grammar_dir: str | Path | None = None, lang: str | None = Non
     if _has_grammars(root):
         if not lang:
             raise InputError(f"{root} holds one language's grammars: name the language with --lang")
-        return {lang: _source(lang, root, embedded)}
+        return {lang: _source(lang, root, embedded, grammar_dir_name(grammar_dir))}
     if lang:
         raise InputError(
             f"--lang names the language of a folder of .avg files, but {root} holds "
@@ -215,7 +219,8 @@ def find_languages(grammar_dir: str | Path | None = None, lang: str | None = Non
         if name in found:
             other = found[name].folder.name
             raise InputError(f"{root}: both {other}/ and {folder.name}/ hold {name!r} grammars")
-        found[name] = _source(name, folder, embedded)
+        shown = f"{grammar_dir_name(grammar_dir)}/{folder.name}"
+        found[name] = _source(name, folder, embedded, shown)
     if not found:
         raise GrammarError(
             root, None, "no grammars: neither *.avg files nor per-language folders of them"
@@ -265,25 +270,31 @@ def pair_row(lang: str, pair: MinimalPair, k: int) -> dict:
     }
 
 
-def _write(writer: ParquetSplitWriter, lang: str, name: str, rows: list[dict]) -> None:
-    for start in range(0, len(rows), CHUNK_PAIRS):
-        writer.write(lang, name, rows_table(rows[start : start + CHUNK_PAIRS], FEATURES))
+def _generate(writer: ParquetSplitWriter, source: GrammarSource, max_sentences: int) -> dict:
+    """Write a language's splits, `CHUNK_PAIRS` rows at a time; return its manifest entry.
 
-
-def _generate(writer: ParquetSplitWriter, source: GrammarSource) -> dict:
-    """Write a language's splits; return its manifest entry."""
+    Every grammar is checked (its size included) before the first row is written.
+    """
+    generated = {name: minimal_sets(g, max_sentences) for name, g in source.grammars.items()}
     splits, sets_per_split, drops, empty = {}, {}, Counter(), []
-    for name, grammar in source.grammars.items():
-        rows: list[tuple] = []
-        sets = minimal_sets(grammar)
+    for name, sets in generated.items():
+        rows: list[dict] = []
+        n_sets = n_rows = 0
         for minimal_set in sets:
+            n_sets += 1
             if not minimal_set.pairs:
                 drops[f"{name}:no_ungrammatical_variant"] += 1
-            rows.extend(pair_row(source.lang, p, k) for k, p in enumerate(minimal_set.pairs))
-        sets_per_split[name] = len(sets)
-        if rows:
-            _write(writer, source.lang, name, rows)
-            splits[name] = len(rows)
+            for k, pair in enumerate(minimal_set.pairs):
+                rows.append(pair_row(source.lang, pair, k))
+                if len(rows) == CHUNK_PAIRS:
+                    writer.write(source.lang, name, rows_table(rows, FEATURES))
+                    n_rows += len(rows)
+                    rows = []
+        writer.write(source.lang, name, rows_table(rows, FEATURES))  # the rest, if any
+        n_rows += len(rows)
+        sets_per_split[name] = n_sets
+        if n_rows:
+            splits[name] = n_rows
         else:
             empty.append(name)
     return {
@@ -333,6 +344,11 @@ class ClamsSettings:
         default=None,
     )
     lang: str | None = setting("the language of a grammar_dir holding .avg files", default=None)
+    max_sentences: int = setting(
+        "the most sentences, grammatical and ungrammatical, a construction may expand to: a "
+        "bigger grammar is refused before generating (it changes no data, so no signature)",
+        default=MAX_SENTENCES,
+    )
     ud_root: str | Path | None = setting(
         "UD treebanks to check every varied form's number against (card only)", default=None
     )
@@ -374,19 +390,16 @@ class Clams(DatasetFamily):
         return self._sources
 
     def write(self, source: GrammarSource, writer: ParquetSplitWriter) -> dict:
-        config = _generate(writer, source)
+        config = _generate(writer, source, self.settings.max_sentences)
         if self.settings.ud_root is not None and config["splits"]:
             config["form_check"] = form_check(source, self.settings.ud_root)
-        embedded = self.settings.grammar_dir is None
-        return {"lang": source.lang, "source": source.describe(embedded), "config": config}
+        return {"lang": source.lang, "source": source.describe(), "config": config}
 
     def manifest(self, results: list[dict]) -> dict:
-        grammar_dir = self.settings.grammar_dir
-        grammars = "lexicons/clams" if grammar_dir is None else Path(grammar_dir).resolve().name
         return {
             "parameters": {
                 "langs": ",".join(r["lang"] for r in results),
-                "grammar_dir": grammars,
+                "grammar_dir": grammar_dir_name(self.settings.grammar_dir),
             },
             "sources": [r["source"] for r in results],
             "configs": {r["lang"]: r["config"] for r in results if r["config"]["splits"]},
@@ -444,13 +457,10 @@ Constructions without any pair, left out: {", ".join(empty) or "none"}.
 {markdown_table(["construction", *langs], stat_rows)}
 
 {_form_check_text(configs)}""",
-            citation=f"""\
-The constructions and the attribute-varying grammar formalism are those of CLAMS:
-
-```
-{CLAMS_CITATION}
-```""",
+            citation="",
             tags=list(TAGS),
+            task_categories=["fill-mask", "text-generation"],
+            method_citation=CLAMS_CITATION,
         )
 
     @classmethod
@@ -465,6 +475,9 @@ The constructions and the attribute-varying grammar formalism are those of CLAMS
                          help="The language of a --grammar-dir that holds .avg files itself."),
             click.option("--ud-root", type=click.Path(),
                          help="Check varied forms against these treebanks."),
+            click.option("--max-sentences", type=click.IntRange(min=1), default=MAX_SENTENCES,
+                         show_default=True,
+                         help="Refuse a construction that would expand to more sentences."),
         ]  # fmt: skip
 
     @classmethod

@@ -47,8 +47,9 @@ def setting(
     return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
 
 
-def version_setting() -> Any:
-    return setting("the dataset version x.y.z, recorded in card and tag", default=DEFAULT_VERSION)
+def version_setting(default: str = DEFAULT_VERSION) -> Any:
+    """The dataset version; a family whose rows change gives its new major version here."""
+    return setting("the dataset version x.y.z, recorded in card and tag", default=default)
 
 
 def check_settings(settings: Any, *sequences: str) -> None:

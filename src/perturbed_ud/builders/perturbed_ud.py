@@ -3,6 +3,11 @@
 Config ``{lang}_{scramble}_seed{seed}``, scramble ∈ full, part, head; splits ``orig``,
 ``<scramble>``, ``orig_lemma``, ``<scramble>_lemma``; one row per (sentence, condition). The
 target is chosen once on the original order and travels with the permutation.
+
+Version 2 (``word_order.v2``, datasets 2.0.0) renamed ``text`` to ``original_text`` and added
+``perturbed_text`` (the row's words as text), since a ``text`` column holding the unperturbed
+sentence in every split invited evaluating the wrong thing; rows record ``words_moved``; and
+the card's magnitudes are the paper's (Table 2: a mean over sentences).
 """
 
 from __future__ import annotations
@@ -10,24 +15,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 
 import click
 from datasets import Features, List, Value
 
-from ..data.card import CardText, build_parameters, rate, treebank_sources, ud_citations
+from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
 from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import InputError
 from ..options import comma_words
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
+from ..perturb.spacing import render, space_after
 from ..perturb.word_order import identity, inverse
 from ..registry import FAMILIES, PROTOCOLS
 from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, setting
+from .family import DatasetFamily, check_settings, setting, version_setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 SCRAMBLES = ("full", "part", "head")
@@ -35,6 +42,13 @@ SCRAMBLES = ("full", "part", "head")
 RELEASED = {"orig": ("Original", "Orig"), "full": ("FullyScrambled", "Full"),
             "part": ("PartiallyScrambled", "Part"), "head": ("HeadScrambled", "Head")}  # fmt: skip
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
+VERSION = "2.0.0"  # the default dataset version: the major version of the schema
+# Table 2 of the paper: +L token change, then the position change of Full, Part and Head, each
+# a mean over sentences of the share of non-punctuation words affected; the released code on
+# the first 400 dev sentences of each treebank.
+TABLE_2 = {"de": (0.344, 0.910, 0.173, 0.339), "en": (0.191, 0.906, 0.160, 0.455),
+           "es": (0.350, 0.945, 0.195, 0.452), "ru": (0.555, 0.935, 0.268, 0.570),
+           "zh": (0.007, 0.950, 0.272, 0.478)}  # fmt: skip
 
 FEATURES = Features(
     {
@@ -44,7 +58,8 @@ FEATURES = Features(
         "sent_id": Value("string"),
         "seed": Value("int32"),
         "condition": Value("string"),
-        "text": Value("string"),
+        "original_text": Value("string"),
+        "perturbed_text": Value("string"),
         "words": List(Value("string")),
         "target_index": Value("int32"),
         "target": Value("string"),
@@ -52,31 +67,45 @@ FEATURES = Features(
         "target_lemma": Value("string"),
         "target_upos": Value("string"),
         "permutation": List(Value("int32")),
+        "words_moved": Value("int32"),
         # the word annotations, typed as in the CoNLL-U columns of other datasets
         **{name: WORD_COLUMNS[name] for name in ("upos", "lemmas", "feats", "heads", "deprels")},
     }
 )
 
+# The paper whose method this family implements.
+LREC2026_CITATION = """\
+@inproceedings{feldman-etal-2026-typologically,
+  title = {A Typologically Grounded Evaluation Framework for Word Order and Morphology
+           Sensitivity in Multilingual Masked {LM}s},
+  author = {Feldman, Anna and Barak, Libby and Peng, Jing},
+  booktitle = {Proceedings of the Language Resources and Evaluation Conference (LREC 2026)},
+  year = {2026},
+  eprint = {2603.00432},
+  archivePrefix = {arXiv},
+  url = {https://arxiv.org/abs/2603.00432}
+}"""
+
 DESCRIPTION = """\
 Each sentence of a Universal Dependencies treebank appears in every condition of its
-experiment, with one target word chosen on the original order (a content word: NOUN, PROPN,
-VERB, ADJ or ADV outside a closed-class stoplist) that moves with the permutation.
+experiment, with one target word chosen on the original order that moves with the
+permutation. Splits: `orig` (the sentence as annotated), `full`, `part` and `head` (the word
+orders of the scrambles), and `*_lemma` (the same order, every word replaced by its UD lemma:
++L). Which words are targets, which words each scramble moves and which rows are dropped
+depend on the build's protocol, described below the loading example.
 
-| split | what the model sees |
-|---|---|
-| `orig` | the sentence as annotated |
-| `full` | every word permuted; punctuation keeps its slot |
-| `part` | a fraction (default 0.5) of the content words permuted among their own slots |
-| `head` | each head, left to right, swaps position with one of its dependents |
-| `*_lemma` | the same order, every word replaced by its UD lemma (+L); gold = lemma |
-
-Columns: `words` (the perturbed sequence, target in place), `target_index`, `target` (gold),
-`target_form`, `target_lemma`, `target_upos`, `permutation` (original index → new index), and the
-annotations carried through the permutation (`upos`, `lemmas`, `feats`, `deprels`, and `heads`
-renumbered to the new positions, 0 = root). Words are UD syntactic words: a multiword token
-such as German *zum* appears as *zu dem*; `text` keeps the original surface sentence. Empty
-nodes (enhanced dependencies) are not words and are left out. A lemma written `_` falls back
-to the form.
+Columns: `perturbed_text` (what the model sees in this split: the row's words as text, spaced
+as the original where neighbours kept their order, with a space at a new join except next to
+punctuation on its unspaced side and between characters of scripts written without spaces,
+such as Chinese), `original_text` (the treebank's text of the unperturbed sentence, the same
+in every split: do not feed it to a model as the condition's input), `words` (the perturbed
+sequence, target in place), `target_index`, `target` (gold), `target_form`, `target_lemma`,
+`target_upos`, `permutation` (original index → new index), `words_moved` (how many words are
+not at their original position), and the annotations carried through the permutation (`upos`,
+`lemmas`, `feats`, `deprels`, and `heads` renumbered to the new positions, 0 = root). Words are
+UD syntactic words: a multiword token such as German *zum* appears as *zu dem*, in `words` and
+`perturbed_text` alike, while `original_text` keeps *zum*. Empty nodes (enhanced
+dependencies) are not words and are left out. A lemma written `_` falls back to the form.
 """
 
 
@@ -125,32 +154,49 @@ def sentence_rows(
     treebank: str,
     seed: int,
     scrambles: Iterable[str],
-    lemma_words: list[str],
+    facts: SentenceFacts,
 ) -> Iterable[tuple[str, dict]]:
-    """(split, row) for every condition of one sentence, each row by `FEATURES` column name.
-    ``lemma_words`` are the sentence's +L words."""
-    t = plan.target
+    """(split, row) for every condition of one sentence, each row by `FEATURES` column name."""
+    t, lemma_words = plan.target, facts.lemma_words
     item = {"item_id": f"{treebank}/{s.sent_id}/seed{seed}", "treebank": treebank,
             "lang": lang, "sent_id": s.sent_id, "seed": seed}  # fmt: skip
     target = {"target_form": s.forms[t], "target_lemma": lemma_words[t], "target_upos": s.upos[t]}
     unchanged = identity(len(s.forms))
     orig = {"permutation": unchanged, "upos": s.upos, "lemmas": s.lemmas, "feats": s.feats,
             "heads": s.heads, "deprels": s.deprels}  # fmt: skip
-    orders = [("orig", unchanged, orig, s.forms, lemma_words)]
+    orders = [("orig", unchanged, unchanged, orig)]
     for scramble in scrambles:
         perm = plan.perms[scramble]
         order = inverse(perm)
-        annotations = _permute_annotations(s, perm, order)
-        forms = [s.forms[i] for i in order]
-        lemmas = [lemma_words[i] for i in order]
-        orders.append((scramble, perm, annotations, forms, lemmas))
-    for name, perm, annotations, forms, lemmas in orders:
+        orders.append((scramble, perm, order, _permute_annotations(s, perm, order)))
+    for name, perm, order, columns in orders:
         position = perm[t]
-        for split, words in ((name, forms), (f"{name}_lemma", lemmas)):
+        moved = sum(p != i for i, p in enumerate(perm))
+        for split, source in ((name, s.forms), (f"{name}_lemma", lemma_words)):
             if split not in plan.dropped:
-                head = {"condition": split, "text": s.text, "words": words,
-                        "target_index": position, "target": words[position]}  # fmt: skip
-                yield split, item | head | target | annotations
+                words = [source[i] for i in order]
+                text = render(words, order, facts.spaces, s.upos)
+                head = {"condition": split, "original_text": s.text, "perturbed_text": text,
+                        "words": words, "target_index": position, "target": words[position],
+                        "words_moved": moved}  # fmt: skip
+                yield split, item | head | target | columns
+
+
+@dataclass
+class Mean:
+    """A running mean of per-sentence shares: the paper's magnitudes average over sentences,
+    so a long sentence weighs no more than a short one."""
+
+    total: float = 0.0
+    sentences: int = 0
+
+    def add(self, share: float) -> None:
+        self.total += share
+        self.sentences += 1
+
+    def to_dict(self) -> dict:
+        mean = self.total / self.sentences if self.sentences else None
+        return {"mean": mean, "sentences": self.sentences}
 
 
 @dataclass
@@ -162,10 +208,8 @@ class SeedStats:
     sentence_drops: Counter = field(default_factory=Counter)
     row_drops: Counter = field(default_factory=Counter)  # "split:reason"
     rows: Counter = field(default_factory=Counter)  # split -> rows
-    lemma_changed: int = 0
-    lemma_total: int = 0
-    moved: Counter = field(default_factory=Counter)  # scramble -> moved non-PUNCT words
-    movable: Counter = field(default_factory=Counter)
+    lemma_change: Mean = field(default_factory=Mean)
+    position_change: dict[str, Mean] = field(default_factory=dict)  # scramble -> mean
 
     def to_dict(self) -> dict:
         return {
@@ -174,37 +218,45 @@ class SeedStats:
             "sentence_drops": dict(sorted(self.sentence_drops.items())),
             "row_drops": dict(sorted(self.row_drops.items())),
             "rows": dict(self.rows),
-            "lemma_token_change": [self.lemma_changed, self.lemma_total],
-            "position_change": {f: [self.moved[f], self.movable[f]] for f in sorted(self.moved)},
+            "lemma_token_change": self.lemma_change.to_dict(),
+            "position_change": {f: m.to_dict() for f, m in sorted(self.position_change.items())},
         }
 
 
 @dataclass
 class SentenceFacts:
-    """What every seed of a sentence shares: its +L words and non-punctuation words."""
+    """What every seed of a sentence shares: its +L words, its spacing, and what the magnitude
+    statistics count (non-punctuation words, as in the paper's Table 2)."""
 
     lemma_words: list[str]
-    counted: list[int]  # non-punctuation word indices, for the magnitude statistics
-    lemma_changed: int  # of those, words whose lemma differs from the form
+    spaces: list[bool | None]  # space after each word in the original text
+    counted: list[int]  # non-punctuation word indices
+    lemma_share: float | None  # of those, the share whose lemma differs from the form
 
     @classmethod
     def of(cls, s: Sentence) -> SentenceFacts:
         lemma_words = lemmatize(s.forms, s.lemmas)
         counted = [i for i, tag in enumerate(s.upos) if tag != "PUNCT"]
-        changed = sum(lemma_words[i] != s.forms[i] for i in counted)
-        return cls(lemma_words, counted, changed)
+        # case-folded, as the paper compares: "The" and its lemma "the" are not a change
+        changed = sum(lemma_words[i].casefold() != s.forms[i].casefold() for i in counted)
+        share = changed / len(counted) if counted else None
+        return cls(lemma_words, space_after(s), counted, share)
 
 
 def _record(stats: SeedStats, facts: SentenceFacts, plan: SentencePlan, scrambles) -> None:
+    """Count one planned sentence: its row drops, and its magnitudes over the rows kept (a
+    sentence without non-punctuation words has no share to count)."""
     stats.kept += 1
     for reason_split, reason in plan.dropped.items():
         stats.row_drops[f"{reason_split}:{reason}"] += 1
-    stats.lemma_changed += facts.lemma_changed
-    stats.lemma_total += len(facts.counted)
+    if facts.lemma_share is None:
+        return
+    stats.lemma_change.add(facts.lemma_share)
     for scramble in scrambles:
-        perm = plan.perms[scramble]
-        stats.moved[scramble] += sum(perm[i] != i for i in facts.counted)
-        stats.movable[scramble] += len(facts.counted)
+        if scramble not in plan.dropped:
+            perm = plan.perms[scramble]
+            moved = sum(perm[i] != i for i in facts.counted)
+            stats.position_change.setdefault(scramble, Mean()).add(moved / len(facts.counted))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,6 +276,7 @@ class WordOrderSettings(UDSettings):
         signature="families",
         default=SCRAMBLES,
     )
+    version: str = version_setting(VERSION)
 
     def __post_init__(self):
         super().__post_init__()
@@ -245,7 +298,7 @@ class Job:
     seeds: list[int]
 
 
-@FAMILIES.register("word_order.v1")
+@FAMILIES.register("word_order.v2")
 class WordOrder(DatasetFamily):
     """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
 
@@ -312,9 +365,7 @@ class WordOrder(DatasetFamily):
                     stats.sentence_drops[plan] += 1
                     continue
                 _record(stats, facts, plan, scrambles)
-                for split, row in sentence_rows(
-                    s, plan, lang, code, seed, scrambles, facts.lemma_words
-                ):
+                for split, row in sentence_rows(s, plan, lang, code, seed, scrambles, facts):
                     rows.setdefault((seed, split), []).append(row)
         for (seed, split), split_rows in rows.items():
             arrow = rows_table(split_rows, FEATURES)
@@ -358,30 +409,56 @@ class WordOrder(DatasetFamily):
 
     @classmethod
     def card_text(cls, manifest: dict) -> CardText:
-        """Treebanks, per-config statistics, UD citations."""
-        stat_rows = []
-        for name, config in manifest["configs"].items():
-            drops = config["sentence_drops"] | config["row_drops"]
-            stat_rows.append(
-                [
-                    name,
-                    " / ".join(f"{s} {n}" for s, n in config["splits"].items()),
-                    config["sentences"],
-                    ", ".join(f"{r} {n}" for r, n in drops.items()) or "none",
-                    rate(config["lemma_token_change"]),
-                    rate(config["position_change"]),
-                ]
-            )
+        """The protocol's rules, treebanks, magnitudes per language beside Table 2, per-config
+        counts with drop rates, UD citations."""
+        protocol = PROTOCOLS.get(manifest["parameters"]["protocol"])
+        rules = protocol.rules(manifest["parameters"]["part_fraction"])
+        rule_rows = [["target", rules["target"]], ["`orig`", "the sentence as annotated"]]
+        rule_rows += [[f"`{s}`", rules[s]] for s in SCRAMBLES]
+        rule_rows += [["`*_lemma`", rules["lemma"]], ["randomness", rules["randomness"]],
+                      ["dropped", rules["dropped"]]]  # fmt: skip
+        configs = manifest["configs"].values()
+        stat_rows = [
+            [
+                name,
+                " / ".join(f"{s} {n}" for s, n in config["splits"].items()),
+                config["sentences"],
+                _drops(config),
+                _share(config["lemma_token_change"]["mean"]),
+                _share(config["position_change"]["mean"]),
+            ]
+            for name, config in manifest["configs"].items()
+        ]
         stat_header = ["config", "N per split", "sentences", "drops", "+L tok. chg", "pos. chg"]
+        published = "Table 2: +L / Full / Part / Head"
+        magnitude_header = ["lang", "+L", "Full", "Part", "Head", published]
+        magnitudes = markdown_table(magnitude_header, _magnitude_rows(configs))
         return CardText(
             loading_comment="one split per condition",
             tags=["universal-dependencies", "word-order", "morphology", "perturbation"],
-            parameters=build_parameters(manifest),
+            task_categories=["fill-mask"],
+            method_citation=LREC2026_CITATION,
+            parameters=f"""\
+{build_parameters(manifest)}
+
+Protocol `{protocol.name}`:
+
+{markdown_table(["", "rule"], rule_rows)}""",
             sources=treebank_sources(manifest),
             statistics=f"""\
-N per split, sentences read, drops by reason, and perturbation magnitude over non-punctuation
-words: +L token-change rate (FORM ≠ LEMMA) and the position-change rate of the config's
-scramble (share of words whose absolute position differs from the original).
+Perturbation magnitude per language, computed as the paper's Table 2: per sentence, the share
+of its non-punctuation words that the perturbation changes, averaged over sentences (over
+every seed, and over the rows kept). +L: words whose lemma differs from their form, compared
+case-folded; Full, Part, Head: words whose absolute position differs from the original. The
+last column is Table 2 (the released code on the first 400 dev sentences of each treebank).
+
+{magnitudes}
+
+{protocol.magnitude_note}
+
+Per config: N per split, sentences read, drops by reason with their rate (a sentence drop
+as a share of the sentences read, a row drop as a share of the sentences kept), and the
+config's magnitudes.
 
 {markdown_table(stat_header, stat_rows)}""",
             citation=ud_citations(manifest),
@@ -433,14 +510,57 @@ def _config_entries(stats: dict, scrambles: tuple[str, ...]) -> dict:
                 if not splits:
                     continue
                 configs[config_name(lang, scramble, seed)] = {
+                    "lang": lang,
+                    "seed": seed,
+                    "scramble": scramble,
                     "splits": {sp: s["rows"][sp] for sp in splits},
                     "sentences": s["sentences"],
                     "sentence_drops": s["sentence_drops"],
                     "row_drops": {
-                        k: v for k, v in s["row_drops"].items() if k.split(":")[0] in splits
+                        k: v
+                        for k, v in s["row_drops"].items()
+                        if k.split(":")[0] in splits_of(scramble)
                     },
                     "empty_splits": [sp for sp in splits_of(scramble) if sp not in splits],
                     "lemma_token_change": s["lemma_token_change"],
-                    "position_change": s["position_change"].get(scramble, [0, 0]),
+                    "position_change": s["position_change"].get(
+                        scramble, {"mean": None, "sentences": 0}
+                    ),
                 }
     return configs
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _drops(config: dict) -> str:
+    """Drops by reason, each with its rate: a sentence drop among the sentences read, a row
+    drop among the sentences kept."""
+    read = config["sentences"]
+    kept = read - sum(config["sentence_drops"].values())
+    shown = [(reason, n, read) for reason, n in config["sentence_drops"].items()]
+    shown += [(reason, n, kept) for reason, n in config["row_drops"].items()]
+    return ", ".join(f"{r} {n} ({100 * n / base:.1f} %)" for r, n, base in shown) or "none"
+
+
+def _pooled(means: Iterable[dict]) -> str:
+    """Per-sentence means of several seeds as one mean over all their sentences."""
+    means = [m for m in means if m["sentences"]]
+    sentences = sum(m["sentences"] for m in means)
+    return _share(sum(m["mean"] * m["sentences"] for m in means) / sentences if means else None)
+
+
+def _magnitude_rows(configs: Iterable[dict]) -> list[list[str]]:
+    """Per language: +L and each scramble's position change over all seeds, then Table 2."""
+    rows = []
+    by_lang = sorted(configs, key=lambda c: (c["lang"], c["seed"]))
+    for lang, group in groupby(by_lang, key=lambda c: c["lang"]):
+        group = list(group)
+        lemma = {c["seed"]: c["lemma_token_change"] for c in group}  # the same in each scramble
+        moved = [
+            _pooled(c["position_change"] for c in group if c["scramble"] == s) for s in SCRAMBLES
+        ]
+        published = " / ".join(f"{v:.3f}" for v in TABLE_2[lang]) if lang in TABLE_2 else "–"
+        rows.append([lang, _pooled(lemma.values()), *moved, published])
+    return rows

@@ -4,8 +4,8 @@ Config ``{lang}_seed{seed}``; splits ``orig`` (the treebank as read) and ``nonce
 words replaced by other lemmas of the same syntactic context, inflected to the same FEATS),
 aligned row by row on ``sent_id``. Rows carry every CoNLL-U column, so either split exports
 back to a treebank (`perturbed-ud export-conllu`). The replacement pool is the words of the
-pool splits (default test and dev, those the treebank has); inflection comes from a lexicon of
-every UD file read, user lexicons, and pymorphy3 for Russian.
+pool splits (default test, as in the paper; dev too on request); inflection comes from a
+lexicon of every UD file read, user lexicons, and pymorphy3 for Russian.
 """
 
 from __future__ import annotations
@@ -42,13 +42,13 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import DatasetFamily, check_settings, setting
+from .family import DatasetFamily, check_settings, setting, version_setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "spud"
 PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
 TAGS = ["universal-dependencies", "nonce", "syntax", "perturbation", "spud"]
-POOL_SPLITS = ("test", "dev")
+POOL_SPLITS = ("test",)  # the paper pools the test sets only (App. A.1)
 SPLITS = ("orig", "nonce")
 CONTENT_ORDER = ("NOUN", "PROPN", "VERB", "ADJ", "ADV")
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
@@ -68,9 +68,13 @@ Nonce versions of Universal Dependencies treebanks: every content word (NOUN, PR
 ADV) is replaced by a different lemma seen in the same syntactic context, inflected to the
 original word's FEATS, so the sentence keeps its tree and morphology but loses its meaning
 ("colorless green ideas"). The syntactic context of a word is its UPOS, its DEPREL (with
-subtype) and the multiset of its dependents' DEPRELs; French keeps the dependents in order
-around the word, and French adjectives and adverbs only take replacements seen on the same
-side of their head.
+subtype) and the multiset of its dependents' DEPRELs; French adjectives only take
+replacements seen on the same side of their head. Replacement lemmas come from the pool
+splits (by default the test split, as in the paper), and never from function words (lemmas
+the pool tags more often with a closed-class UPOS than with a content one) or numerals
+(digits, NumType, adjectives in Roman numerals). A German infinitive with *zu* inside
+(*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;
+an Arabic host spelling seen only before a suffixed pronoun is used only there.
 
 | split | what it holds |
 |---|---|
@@ -290,6 +294,7 @@ def build_language(
     read = {
         "pool_files": [_file(f) for f in inputs.pool_files],
         "pool_contexts": len(pool),
+        "pool_left_out": pool.left_out,
         "inflection": inflector.describe(),
         "surface_rules": rules.registered_name if rules else None,
     }
@@ -330,8 +335,13 @@ SPUD_CITATION = """\
            Represent and Process Syntactic Structure},
   author = {Arps, David and Kallmeyer, Laura and Samih, Younes and Sajjad, Hassan},
   booktitle = {Proceedings of the 2024 Conference of the North American Chapter of the
-               Association for Computational Linguistics},
-  year = {2024}
+               Association for Computational Linguistics: Human Language Technologies
+               (Volume 1: Long Papers)},
+  pages = {7822--7844},
+  year = {2024},
+  address = {Mexico City, Mexico},
+  publisher = {Association for Computational Linguistics},
+  doi = {10.18653/v1/2024.naacl-long.433}
 }"""
 
 
@@ -339,8 +349,10 @@ SPUD_CITATION = """\
 class SpudSettings(UDSettings):
     """Everything that shapes a spud build."""
 
+    version: str = version_setting("2.0.0")  # v2: the paper's pool, context and word rules
     pool_splits: tuple[str, ...] = setting(
-        "the splits whose words supply replacement lemmas (those the treebank has)",
+        "the splits whose words supply replacement lemmas (those the treebank has); the "
+        "paper's test split by default, dev too to widen the pool",
         signature="pool_splits",
         default=POOL_SPLITS,
     )
@@ -361,7 +373,7 @@ class SpudSettings(UDSettings):
         check_settings(self, "pool_splits")
 
 
-@FAMILIES.register("nonce.spud.v1")
+@FAMILIES.register("nonce.spud.v2")
 class Spud(DatasetFamily):
     """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
 
@@ -426,7 +438,8 @@ class Spud(DatasetFamily):
             read = manifest["resources"][t["lang"]]
             pools = ", ".join(f["name"] for f in read["pool_files"])
             inflection = "; ".join(_describe_source(s) for s in read["inflection"])
-            resource_rows.append([t["lang"], pools, read["pool_contexts"], inflection])
+            left_out = ", ".join(f"{r} {n}" for r, n in read["pool_left_out"].items())
+            resource_rows.append([t["lang"], pools, read["pool_contexts"], left_out, inflection])
         stat_rows, reason_rows = [], []
         for name, config in manifest["configs"].items():
             ratio = config["replacement_ratio"]
@@ -444,14 +457,17 @@ class Spud(DatasetFamily):
             rules = ", ".join(f"{r} {n}" for r, n in config["surface_rules"].items()) or "none"
             reason_rows.append([name, reasons, rules])
         header = ["config", "sentences", *CONTENT_ORDER, "all words", "TTR orig → nonce"]
+        resource_header = ["lang", "pool", "contexts", "pool words left out", "inflection sources"]
         return CardText(
             loading_comment="splits orig and nonce, aligned by row",
             parameters=build_parameters(manifest),
             sources=f"""\
 {treebank_sources(manifest)}
-Replacement lemmas come from the pool files, inflected forms from these sources in order:
+Replacement lemmas come from the pool files (pool words left out: `function_word`, a lemma
+tagged more often with a closed-class UPOS than with a content one; `numeral`), inflected
+forms from these sources in order:
 
-{markdown_table(["lang", "pool", "contexts", "inflection sources"], resource_rows)}""",
+{markdown_table(resource_header, resource_rows)}""",
             statistics=f"""\
 Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
 words including function words and punctuation. Type-token ratio: distinct lower-cased forms
@@ -466,24 +482,19 @@ context; `no_inflected_form`: no candidate has a form with the word's FEATS;
 surface rule adjusted a neighbour:
 
 {markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
-            citation=f"""\
-SPUD (the method):
-
-```
-{SPUD_CITATION}
-```
-
-{ud_citations(manifest)}""",
+            citation=ud_citations(manifest),
             tags=list(TAGS),
+            task_categories=["fill-mask", "text-generation"],
+            method_citation=SPUD_CITATION,
         )
 
     @classmethod
     def cli_options(cls) -> list:
         return [
             *ud_source_options("en,fr,de,ru,ar"),
-            click.option("--pool-splits", default="test,dev", show_default=True,
+            click.option("--pool-splits", default=",".join(POOL_SPLITS), show_default=True,
                          help="Splits whose words supply the replacement lemmas (those the "
-                         "treebank has)."),
+                         "treebank has); test,dev widens the paper's pool."),
             click.option("--lexicon", "lexicons", multiple=True,
                          help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD "
                          "files read: a UD treebank (.conllu or a folder), UDLexicons "

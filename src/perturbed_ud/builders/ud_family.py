@@ -53,11 +53,15 @@ class UDSettings:
 
 
 def ud_manifest(settings) -> dict:
-    """The manifest entries of the sentences read: split, selection, treebanks."""
+    """The manifest entries of the sentences read: split, selection, treebanks (each with the
+    citation its README asks for, or what stands in for one, and where that came from)."""
     return {
         "split": settings.split,
         "selection": settings.selection.describe(),
-        "treebanks": [t.describe() | {"citation": t.citation} for t in settings.treebanks],
+        "treebanks": [
+            t.describe() | {"citation": t.citation, "citation_source": t.citation_source}
+            for t in settings.treebanks
+        ],
     }
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -35,6 +35,27 @@ def split_rows(folder: str | Path, config: str, split: str) -> Iterator[dict]:
     )
 
 
+def _placed_rows(rows: Iterable[dict], where: str) -> Iterator[dict]:
+    """The rows, each checked to have a place for every multiword token and empty node.
+
+    CoNLL-U puts a range right before its first word and ``N.k`` right after word N, so one past
+    the last word (``9.1`` in 8 words, which readers before the strict one let into datasets)
+    would be left out of the file, or a range written that no reader accepts. Either is an
+    error naming the sentence instead.
+    """
+    for row in rows:
+        n = len(row["forms"])
+        lost = [t["id"] for t in row["multiword_tokens"] if int(t["id"].partition("-")[2]) > n]
+        lost += [e["id"] for e in row["empty_nodes"] if int(e["id"].partition(".")[0]) > n]
+        if lost:
+            raise InputError(
+                f"{where}: sentence {row['sent_id']!r} has {', '.join(lost)} past its last word "
+                f"({n} words): it cannot be written as CoNLL-U"
+            )
+        yield row
+
+
 def export_conllu(folder: str | Path, config: str, split: str, out: str | Path) -> int:
     """Write one split of a dataset folder as CoNLL-U; returns the number of sentences."""
-    return write_rows_conllu(split_rows(folder, config, split), out)
+    rows = _placed_rows(split_rows(folder, config, split), f"{folder} {config}/{split}")
+    return write_rows_conllu(rows, out)

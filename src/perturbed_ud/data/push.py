@@ -6,11 +6,16 @@ tag, the revision users pass to ``load_dataset``. Everything that can be checked
 checked before the first Hub call, and an existing tag stops the push before ``main`` changes.
 The licences checked are those of the manifest's ``treebanks`` or, for a dataset built from
 other inputs, of its ``sources``.
+
+The token comes from ``HF_TOKEN`` or the ``hf auth login`` file, never from a command line
+(``ps`` shows it to every user), and no error message carries it: a server's error body is
+printed, and a server may echo the request's ``Authorization`` header.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
@@ -22,6 +27,19 @@ from .card import inputs
 from .licences import publishing_problem
 
 LICENCE_FLAG = "--allow-licence-risk"
+REDACTED = "[redacted]"
+# Credentials a server may echo besides the token itself: a bearer credential, and anything
+# shaped like a Hugging Face token (``hf_`` then 34 letters or digits; asking for 20 or more
+# spares names such as ``hf_hub_download``).
+_BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s'\",;]+")
+_HF_TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{20,}")
+
+
+def redact(text: str, token: str | None) -> str:
+    """`text` with the token, bearer credentials and Hugging Face tokens replaced."""
+    if token:
+        text = text.replace(token, REDACTED)
+    return _HF_TOKEN.sub(REDACTED, _BEARER.sub(rf"\g<1>{REDACTED}", text))
 
 
 def _manifest(folder: Path) -> dict:
@@ -88,6 +106,7 @@ def push_folder(
     """Upload a built dataset folder to a Hub dataset repo and tag it; return the tag.
 
     With ``dry_run``, only report what would be uploaded: no Hub call, no token needed.
+    Without ``token``, that of ``HF_TOKEN`` or ``hf auth login``.
     """
     folder = Path(folder)
     manifest = _manifest(folder)
@@ -169,9 +188,9 @@ def push_folder(
         )
         step = f"creating tag {tag}"
         api.create_tag(repo_id, tag=tag, repo_type="dataset")
-    except PushError:
-        raise
     except Exception as err:  # HTTP, offline-mode and connection errors of any client library
-        raise PushError(f"{step} on {repo_id} failed: {err}") from err
+        message = str(err) if isinstance(err, PushError) else f"{step} on {repo_id} failed: {err}"
+        # from None: the original error's text, in a traceback, may hold the token too
+        raise PushError(redact(message, token)) from None
     echo(f"pushed {folder} to https://huggingface.co/datasets/{repo_id} at tag {tag}")
     return tag

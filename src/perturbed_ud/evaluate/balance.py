@@ -21,13 +21,17 @@ from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
 from ..errors import InputError
 from ..registry import FAMILIES
+from .datasets_io import require_columns
 from .masking import span_problem, target_pieces
+
+# What balancing reads: the items of `evaluate masked-word`.
+BALANCED_COLUMNS = ("item_id", "words", "target_index")
 
 
 def _problems(tokenizer, table, scoring: str, cap: int) -> dict[str, str]:
     """item_id -> reason, for the items of one split that cannot be scored."""
     problems = {}
-    columns = table.select(["item_id", "words", "target_index"]).to_pylist()
+    columns = table.select(list(BALANCED_COLUMNS)).to_pylist()
     for row in columns:
         _, span = target_pieces(tokenizer, row["words"], row["target_index"], scoring)
         problem = span_problem(span, cap)
@@ -69,7 +73,9 @@ def balance_dataset(
                 for s in config["splits"]
             }
             dropped: dict[str, str] = {}
-            for table in tables.values():
+            for split, table in tables.items():
+                where = f"split {split!r} of config {name!r} of {source}"  # spud, clams: refused
+                require_columns(table.column_names, BALANCED_COLUMNS, "balance", where)
                 for item, reason in _problems(tokenizer, table, scoring, max_span_pieces).items():
                     dropped.setdefault(item, reason)
             if writer is None:

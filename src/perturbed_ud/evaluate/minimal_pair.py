@@ -20,6 +20,7 @@ from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .plots import grouped_bars
+from .runner import Task, finish, one_writer, run_task
 from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
 from .stats import wilson_interval
 from .summary import write_table
@@ -150,6 +151,7 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@one_writer
 def evaluate_minimal_pairs(
     dataset: str,
     model: str,
@@ -159,9 +161,10 @@ def evaluate_minimal_pairs(
     **options,
 ) -> Path:
     """Score every pair of the dataset's configs; write pairs, accuracy tables and a figure."""
-    from .runner import Task, finish, run_task
 
-    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings())
+    columns = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form",
+               "bad_form", "good_positions", "bad_positions")  # fmt: skip
+    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings(), columns=columns)
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run

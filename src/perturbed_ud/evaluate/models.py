@@ -53,13 +53,18 @@ class LanguageModel:
         return length
 
 
-def describe_model(name: str, revision: str | None, dtype: str | None) -> dict:
+def describe_model(
+    name: str, revision: str | None, dtype: str | None, kind: str | None = None
+) -> dict:
     """What makes two runs comparable: model, revision, tokenizer, precision (no weights
-    are loaded)."""
-    from transformers import AutoConfig, AutoTokenizer
+    are loaded). Given the ``kind`` the run asks for, a model of the other kind is refused
+    here, before any data is read."""
+    from transformers import AutoConfig
 
     config = pretrained(AutoConfig, name, revision)
-    tokenizer = pretrained(AutoTokenizer, name, revision)
+    if kind is not None:
+        _check_kind(name, config, kind, choosable=True)
+    tokenizer = _tokenizer(name, revision, config)
     return {
         "model": name,
         "revision": getattr(config, "_commit_hash", None) or _local_revision(name) or revision,
@@ -71,12 +76,56 @@ def describe_model(name: str, revision: str | None, dtype: str | None) -> dict:
 
 
 def pretrained(auto, name: str, revision: str | None):
-    """``auto.from_pretrained(name)``: a model that is missing, unreachable or of another kind
-    is the user's to fix, so it is an `InputError` naming the model."""
+    """``auto.from_pretrained(name)``: a model that is missing, unreachable, damaged or of
+    another kind is the user's to fix, so it is an `InputError` naming the model."""
+    from safetensors import SafetensorError
+
     try:
         return auto.from_pretrained(name, revision=revision)
+    except SafetensorError as err:
+        raise InputError(f"cannot load {name}: {_damaged_weights(name)} ({err})") from err
     except (OSError, ValueError) as err:
-        raise InputError(f"cannot load {name}: {err}") from err
+        raise InputError(_not_loaded(name, err)) from err
+
+
+def _not_loaded(name: str, err: Exception) -> str:
+    """A name that exists nowhere is reported as a missing folder where it can only be a path
+    (huggingface_hub would only say that it is not a valid repo id), and as both a missing
+    folder and a Hub id where it could be either (``namespace/repo``)."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    if Path(name).exists():
+        return f"cannot load {name}: {err}"
+    try:
+        validate_repo_id(name)
+    except HFValidationError:
+        return f"cannot load {name}: there is no such folder (and it is not a Hub model id)"
+    if "/" in name:
+        return f"cannot load {name}: there is no such local folder, and as a Hub model id: {err}"
+    return f"cannot load {name}: {err}"
+
+
+def _damaged_weights(name: str) -> str:
+    """Which of a local folder's safetensors files are truncated or corrupt (the library's
+    error names none); a Hub model's files are in the cache."""
+    from safetensors import SafetensorError, safe_open
+
+    folder = Path(name)
+    if not folder.is_dir():
+        return (
+            "a weight file in the Hugging Face cache is damaged: delete the model from the "
+            "cache to download it again"
+        )
+    damaged = []
+    for path in sorted(folder.glob("*.safetensors")):
+        try:
+            with safe_open(path, "pt"):
+                pass
+        except SafetensorError:
+            damaged.append(str(path))
+    files = ", ".join(damaged) or f"a .safetensors file in {name}"
+    return f"damaged weight file ({files}): copy or download it again"
 
 
 def _local_revision(name: str) -> str | None:
@@ -90,6 +139,82 @@ def _local_revision(name: str) -> str | None:
     return "sha256:" + digest.hexdigest()[:16]
 
 
+# Checkpoints may pad their embedding matrix beyond the tokenizer for speed, by a few percent at
+# most (Qwen2-7B: 152,064 rows for 151,646 tokens; Phi-3-mini: 32,064 for 32,011); mBERT,
+# XLM-R, RoBERTa and GPT-2 have exactly one row per token. A tokenizer that reaches fewer than
+# 90 % of the rows belongs to another model, or is what transformers builds from a config alone.
+_MIN_ROWS_COVERED = 0.9
+
+
+def _tokenizer(name: str, revision: str | None, config):
+    """The model's tokenizer, refused where it cannot be the model's own: a mismatched
+    tokenizer does not fail, it makes every score meaningless."""
+    from transformers import AutoTokenizer
+
+    tokenizer = pretrained(AutoTokenizer, name, revision)
+    folder = Path(name)
+    if folder.is_dir():
+        # With none of the files it reads its vocabulary from, transformers builds a tokenizer
+        # of special tokens only, and every word becomes unknown.
+        files = sorted({"tokenizer.json", *type(tokenizer).vocab_files_names.values()})
+        if not any((folder / file).is_file() for file in files):
+            raise InputError(
+                f"{name} has no tokenizer files (none of {', '.join(files)}): save the model's "
+                "tokenizer into that folder (tokenizer.save_pretrained)"
+            )
+    rows = getattr(config.get_text_config(), "vocab_size", None)
+    if rows is None:
+        return tokenizer
+    size = len(tokenizer)
+    if size > rows:
+        raise InputError(
+            f"{name}: its tokenizer has {size} tokens but the model only {rows} embeddings "
+            f"(ids from {rows} on have none): not the model's tokenizer"
+        )
+    if size < _MIN_ROWS_COVERED * rows:
+        raise InputError(
+            f"{name}: its tokenizer has {size} tokens for the model's {rows} embeddings "
+            f"(fewer than {_MIN_ROWS_COVERED:.0%}): not the model's tokenizer"
+        )
+    return tokenizer
+
+
+def _model_kind(config) -> tuple[str, str] | None:
+    """``("masked" | "causal", why)`` for a checkpoint, from its config alone; None where the
+    config cannot tell (an encoder-decoder, or a type with neither head).
+
+    A type with only one of the two heads is of that kind. BERT-like types have both
+    (``BertLMHeadModel``, ``BertForMaskedLM``), and their attention is causal exactly when
+    ``is_decoder`` is set, so that decides: either head on the other attention scores
+    nonsense without failing."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    model_type = config.model_type
+    causal = model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    masked = model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    if causal != masked:
+        return ("causal" if causal else "masked"), f"model type {model_type}"
+    both = causal and not getattr(config, "is_encoder_decoder", False)
+    if both and hasattr(config, "is_decoder"):
+        decoder = bool(config.is_decoder)
+        return ("causal" if decoder else "masked"), f"{model_type} with is_decoder={decoder}"
+    return None
+
+
+def _check_kind(name: str, config, kind: str, choosable: bool) -> None:
+    """Refuse a model of the other kind than the one asked for; ``choosable``: the command
+    has a ``--kind`` option to name in the message."""
+    found = _model_kind(config)
+    if found is None or found[0] == kind:
+        return
+    actual, why = found
+    fix = f"use --kind {actual}" if choosable else f"this task scores {kind} language models only"
+    raise InputError(f"{name} is a {actual} language model ({why}), not a {kind} one: {fix}")
+
+
 _CACHE: dict[tuple, LanguageModel] = {}
 
 
@@ -100,18 +225,49 @@ def device_for(device: str, rank: int | None) -> str:
     return device
 
 
-def _load(name: str, causal: bool, device: str, dtype: str | None, revision: str | None):
-    key = (name, causal, device, dtype, revision)
-    if key not in _CACHE:
-        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+def _checked_device(device: str) -> torch.device:
+    """The device to load onto, checked first: torch reports a device it cannot use with an
+    assertion or a CUDA error, and only once the model is loaded."""
+    try:
+        checked = torch.device(device)
+    except RuntimeError as err:
+        raise InputError(f"device {device!r}: {err}") from None
+    if checked.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            why = (
+                f"torch {torch.__version__} is built without CUDA"
+                if torch.version.cuda is None
+                else "no GPU is visible"
+            )
+            raise InputError(f"device {device}: CUDA is not available ({why}); use --device cpu")
+        if (checked.index or 0) >= count:
+            raise InputError(
+                f"device {device}: {count} GPU(s) visible (cuda:0 to cuda:{count - 1})"
+            )
+    return checked
 
-        tokenizer = pretrained(AutoTokenizer, name, revision)
-        if not causal and tokenizer.mask_token_id is None:
+
+def _load(
+    name: str, kind: str, device: str, dtype: str | None, revision: str | None, choosable: bool
+):
+    """Everything that can be checked without the weights is checked before they are read:
+    the device, the model's kind, its tokenizer."""
+    key = (name, kind, device, dtype, revision)
+    if key not in _CACHE:
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+
+        checked = _checked_device(device)
+        config = pretrained(AutoConfig, name, revision)
+        _check_kind(name, config, kind, choosable)
+        tokenizer = _tokenizer(name, revision, config)
+        if kind == "masked" and tokenizer.mask_token_id is None:
             raise InputError(f"{name} has no mask token: not a masked language model")
-        model = pretrained(AutoModelForCausalLM if causal else AutoModelForMaskedLM, name, revision)
-        model.to(device).eval()
+        auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
+        model = pretrained(auto, name, revision)
+        model.to(checked).eval()
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
-        _CACHE[key] = LanguageModel(name, tokenizer, model, torch.device(device), autocast)
+        _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
     return _CACHE[key]
 
 
@@ -119,24 +275,24 @@ def load_masked_lm(
     name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a masked LM and its tokenizer, once per process and device."""
-    return _load(name, False, device, dtype, revision)
+    return _load(name, "masked", device, dtype, revision, choosable=False)
 
 
 MODEL_KINDS = ("masked", "causal")
 
 
 def load_lm(kind: str, name: str, device: str, dtype: str | None, revision: str | None):
-    """A masked or a causal LM, by kind."""
+    """A masked or a causal LM, by kind (a command's ``--kind``)."""
     if kind not in MODEL_KINDS:
         raise ValueError(f"model kind must be one of {MODEL_KINDS}, not {kind!r}")
-    return _load(name, kind == "causal", device, dtype, revision)
+    return _load(name, kind, device, dtype, revision, choosable=True)
 
 
 def load_causal_lm(
     name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a causal LM and its tokenizer, once per process and device."""
-    return _load(name, True, device, dtype, revision)
+    return _load(name, "causal", device, dtype, revision, choosable=False)
 
 
 def _lm_head(model: torch.nn.Module):

@@ -12,6 +12,7 @@ settings, versions, drop counts). The ``orig`` splits that every family config o
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -26,43 +27,14 @@ import pandas as pd
 from rich.progress import Progress
 
 from .. import __version__
-from ..errors import InputError, RunError
-from ..files import atomic_path, check_name, output_folder, write_text
+from ..errors import RunError
+from ..files import atomic_path, check_name, exclusive, output_folder, write_text
+from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import Conditions, dataset_conditions
 
 CHUNK_ROWS = 512
-
-
-def _load_config(dataset: str, config: str, revision: str | None):
-    from datasets import load_dataset
-
-    try:
-        return load_dataset(dataset, config, revision=revision)
-    except (OSError, ValueError) as err:  # missing, unreachable, or no such config
-        raise InputError(f"cannot load config {config!r} of {dataset}: {err}") from err
-
-
-def _config_names(dataset: str, revision: str | None) -> list[str]:
-    from datasets import get_dataset_config_names
-
-    try:
-        return get_dataset_config_names(dataset, revision=revision)
-    except (OSError, ValueError) as err:
-        raise InputError(f"cannot load dataset {dataset}: {err}") from err
-
-
-def dataset_content(dataset: str) -> str | None:
-    """The content hash a local dataset folder's card records (None for a Hub id, whose
-    revision identifies it, or a folder built elsewhere)."""
-    card = Path(dataset) / "README.md"
-    if not card.is_file():
-        return None
-    from huggingface_hub import DatasetCard
-
-    block = DatasetCard.load(card).data.to_dict().get("perturbed_ud") or {}
-    return block.get("content_sha256")
 
 
 def _versions() -> dict:
@@ -139,6 +111,7 @@ class Task:
     function: Callable
     settings: object  # a frozen dataclass; every field goes into the run's signature
     split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
+    columns: tuple[str, ...] = ()  # what the function and the reports read from each row
 
 
 def run_task(
@@ -163,9 +136,12 @@ def run_task(
     from datasets.utils.logging import disable_progress_bar, enable_progress_bar
 
     run = Path(out)
-    configs = configs or _config_names(dataset, dataset_revision)
-    identity = describe_model(model, revision, getattr(task.settings, "dtype", None))
-    content = dataset_content(dataset)
+    content = dataset_content(dataset)  # the files' hash: what the run resumes on
+    configs = configs or config_names(dataset, dataset_revision)
+    settings = task.settings
+    identity = describe_model(
+        model, revision, getattr(settings, "dtype", None), getattr(settings, "kind", None)
+    )
     header = {
         "task": task.name,
         "dataset": dataset,
@@ -196,8 +172,10 @@ def run_task(
         kwargs["device"] = f"cuda:{os.environ.get('LOCAL_RANK', rank)}"
     splits = {}
     for config in configs:
-        ds = _load_config(dataset, config, dataset_revision)
+        ds = load_config(dataset, config, dataset_revision, content)
         for split, split_ds in ds.items():
+            where = f"split {split!r} of config {config!r} of {dataset}"
+            require_columns(split_ds.column_names, task.columns, f"evaluate {task.name}", where)
             key = task.split_key(config, split, split_ds[0])
             for name in key.split("/"):  # from the dataset's names and values: untrusted
                 check_name(name, "chunk folder")
@@ -226,6 +204,20 @@ def run_task(
     _wait_for([path for *_, path in chunks])
     parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
     return run, pd.concat(parts, ignore_index=True), header
+
+
+def one_writer(evaluate: Callable) -> Callable:
+    """Hold the run folder (``out``, the third argument) for the whole run, so that two
+    runs on one folder never write each other's chunks; each rank of a launch holds its own."""
+
+    @functools.wraps(evaluate)
+    def locked(dataset: str, model: str, out: str | Path, *args, **kwargs):
+        run = output_folder(out)
+        rank, _ = launcher_rank()
+        with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
+            return evaluate(dataset, model, out, *args, **kwargs)
+
+    return locked
 
 
 def finish(run: Path, header: dict, **results) -> None:
@@ -262,6 +254,7 @@ def _lang_seed_key(config: str, split: str, row: dict) -> str:
     return f"{row['lang']}_seed{row['seed']}/{split}"
 
 
+@one_writer
 def evaluate_masked_word(
     dataset: str,
     model: str,
@@ -273,7 +266,11 @@ def evaluate_masked_word(
 ) -> Path:
     """Run masked word prediction over dataset configs; return the run folder."""
     conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
-    task = Task("masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key)
+    columns = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
+               "target_index", "target", "target_form")  # fmt: skip
+    task = Task(
+        "masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key, columns
+    )
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run

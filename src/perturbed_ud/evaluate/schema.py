@@ -137,4 +137,7 @@ def read_items(path: str | Path, conditions: Conditions = DEFAULT_CONDITIONS) ->
                 items = pd.DataFrame.from_records([json.loads(line) for line in f if line.strip()])
     except (*READ_ERRORS, ValueError) as err:  # unreadable, damaged, not JSON or Parquet
         raise InputError(f"{path}: cannot read: {err}") from err
-    return check_items(items, conditions)
+    try:
+        return check_items(items, conditions)
+    except InputError as err:  # e.g. a file cut to nothing: say which
+        raise InputError(f"{path}: {err}") from None

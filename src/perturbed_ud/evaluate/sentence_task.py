@@ -21,6 +21,7 @@ from scipy.stats import wilcoxon
 from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
+from .runner import Task, finish, one_writer, run_task
 from .sentence_scores import (
     BOS_POLICIES,
     PLL_METRICS,
@@ -129,14 +130,14 @@ def ratio_boxplot(paired: pd.DataFrame, path: Path, measure: str) -> Path:
     return path
 
 
+@one_writer
 def evaluate_scores(
     dataset: str, model: str, out: str | Path, *, settings: ScoreSettings | None = None, **options
 ) -> Path:
     """Score every sentence; write scores, the nonce/orig comparison and its figure."""
-    from .runner import Task, finish, run_task
 
     settings = settings or ScoreSettings()
-    task = Task("score", score_sentences, settings)
+    task = Task("score", score_sentences, settings, columns=("sent_id", settings.words_column))
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run

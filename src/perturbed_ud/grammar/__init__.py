@@ -9,7 +9,6 @@ from .evalset import (
     evalset_lines,
     format_evalset,
     generate_folder,
-    labelled_sentences,
     read_grammar_folder,
     write_evalsets,
 )
@@ -24,7 +23,6 @@ __all__ = [
     "evalset_lines",
     "format_evalset",
     "generate_folder",
-    "labelled_sentences",
     "minimal_sets",
     "read_grammar",
     "read_grammar_folder",

@@ -7,10 +7,11 @@ UTF-8 with ``\\n`` line ends, including after the last line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import GrammarError
-from ..files import output_folder, write_text
+from ..files import open_output, output_folder
 from .expand import MinimalSet, minimal_sets
 from .parser import Grammar, read_grammar
 
@@ -39,20 +40,15 @@ def read_grammar_folder(folder: str | Path) -> dict[str, Grammar]:
 
 def generate_folder(folder: str | Path) -> dict[str, list[MinimalSet]]:
     """Every construction's minimal sets, generated from the grammars in `folder`."""
-    return {name: minimal_sets(g) for name, g in read_grammar_folder(folder).items()}
+    return {name: list(minimal_sets(g)) for name, g in read_grammar_folder(folder).items()}
 
 
-def evalset_lines(sets: list[MinimalSet]) -> list[tuple[bool, str]]:
+def evalset_lines(sets: Iterable[MinimalSet]) -> list[tuple[bool, str]]:
     """(label, sentence) lines in released order: True for grammatical."""
     return [line for minimal_set in sets for line in minimal_set.lines()]
 
 
-def labelled_sentences(folder: str | Path) -> dict[str, list[tuple[bool, str]]]:
-    """{construction: [(label, sentence), ...]} as in the released evalsets."""
-    return {name: evalset_lines(sets) for name, sets in generate_folder(folder).items()}
-
-
-def format_evalset(lines: list[tuple[bool, str]]) -> str:
+def format_evalset(lines: Iterable[tuple[bool, str]]) -> str:
     """The released text: ``True<TAB>sentence`` per line, every line ending in a newline."""
     return "".join(f"{label}\t{sentence}\n" for label, sentence in lines)
 
@@ -60,13 +56,15 @@ def format_evalset(lines: list[tuple[bool, str]]) -> str:
 def write_evalsets(folder: str | Path, out: str | Path) -> list[Path]:
     """Generate every construction of `folder` and write ``out/<construction>.txt``.
 
-    All grammars are generated before anything is written, so an error writes nothing.
+    Every grammar is checked (`minimal_sets` raises its errors before generating), so an
+    error writes nothing; each file is then written a minimal set at a time.
     """
-    texts = {name: format_evalset(lines) for name, lines in labelled_sentences(folder).items()}
+    sets = {name: minimal_sets(g) for name, g in read_grammar_folder(folder).items()}
     out = output_folder(out)
     written = []
-    for name, text in texts.items():
+    for name, generated in sets.items():
         path = out / f"{name}.txt"
-        write_text(path, text)
+        with open_output(path) as text:
+            text.writelines(format_evalset(minimal_set.lines()) for minimal_set in generated)
         written.append(path)
     return written

@@ -11,6 +11,11 @@ for byte: a preterminal slot varies more slowly than the slots before it, except
 slots vary fastest of all; each grammatical sentence is followed by its ungrammatical ones.
 A template with several varied slots yields, per grammatical sentence, one ungrammatical
 sentence per slot and alternate, each differing from it in that one slot only.
+
+A template yields the product of its slots' form counts, so a few more forms per slot can
+multiply a grammar beyond any disk: the sentences of every template are counted before the
+first is generated, and a construction over `MAX_SENTENCES` is refused at the template that
+takes it over. Sets are then generated one at a time, so memory does not grow with them.
 """
 
 from __future__ import annotations
@@ -18,9 +23,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
+from math import prod
 
 from ..errors import GrammarError
 from .parser import Definition, Grammar, Preterminal, Template
+
+# Sentences, grammatical and ungrammatical, that one construction may expand to: 35 times the
+# largest CLAMS construction (about 28,000), and an evalset of some 50 MB.
+MAX_SENTENCES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -76,10 +86,16 @@ class _Slot:
     alternates: tuple[Definition, ...] | None  # None: the slot is not varied
 
 
-def minimal_sets(grammar: Grammar) -> list[MinimalSet]:
-    """Every minimal set of the grammar, templates in file order."""
+def minimal_sets(grammar: Grammar, max_sentences: int = MAX_SENTENCES) -> Iterator[MinimalSet]:
+    """Every minimal set of the grammar, templates in file order, each generated when the
+    iterator reaches it.
+
+    Every error of the grammar, its size over `max_sentences` included, is raised by the call
+    itself, before the first set is generated.
+    """
     alternates: dict[Preterminal, tuple[Definition, ...] | None] = {}
-    sets: list[MinimalSet] = []
+    planned: list[tuple[Template, list[_Slot]]] = []
+    total = 0
     for template in grammar.templates:
         slots = []
         for item in template.items:
@@ -87,8 +103,43 @@ def minimal_sets(grammar: Grammar) -> list[MinimalSet]:
                 if item not in alternates:
                     alternates[item] = _alternates(grammar, item)
                 slots.append(_Slot(grammar.definitions[item], alternates[item]))
-        sets.extend(_expand(grammar, template, slots, first_item=len(sets)))
-    return sets
+        varied = [slot.alternates for slot in slots if slot.alternates is not None]
+        if not varied:
+            vary = "; ".join(str(v.preterminal) for v in grammar.vary)
+            raise GrammarError(
+                template.path,
+                template.line,
+                f"the template varies nothing: none of its preterminals matches `vary: {vary}`",
+            )
+        variants = sum(map(len, varied))
+        count = _combinations(slots) * (1 + variants)
+        total += count
+        if total > max_sentences:
+            forms = " × ".join(str(len(slot.definition.options)) for slot in slots)
+            raise GrammarError(
+                template.path,
+                template.line,
+                f"the template expands to {count:,} sentences ({forms} combinations of its "
+                f"slots' forms, each with {variants} ungrammatical variant(s)), which takes "
+                f"{grammar.name} to {total:,}: over the limit of {max_sentences:,} sentences "
+                "per construction",
+            )
+        planned.append((template, slots))
+    return _generate(grammar, planned)
+
+
+def _combinations(slots: list[_Slot]) -> int:
+    """The grammatical sentences of a template: one per combination of its slots' forms."""
+    return prod(len(slot.definition.options) for slot in slots)
+
+
+def _generate(
+    grammar: Grammar, planned: list[tuple[Template, list[_Slot]]]
+) -> Iterator[MinimalSet]:
+    first_item = 0
+    for template, slots in planned:
+        yield from _expand(grammar, template, slots, first_item)
+        first_item += _combinations(slots)
 
 
 def _alternates(grammar: Grammar, slot: Preterminal) -> tuple[Definition, ...] | None:
@@ -124,13 +175,6 @@ def _expand(
     grammar: Grammar, template: Template, slots: list[_Slot], first_item: int
 ) -> Iterator[MinimalSet]:
     varied = [k for k, slot in enumerate(slots) if slot.alternates is not None]
-    if not varied:
-        vary = "; ".join(str(v.preterminal) for v in grammar.vary)
-        raise GrammarError(
-            template.path,
-            template.line,
-            f"the template varies nothing: none of its preterminals matches `vary: {vary}`",
-        )
     # Nesting of the loops, outermost first: each plain slot goes outside everything before
     # it, each varied slot inside.
     order: list[int] = []

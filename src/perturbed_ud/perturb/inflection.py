@@ -321,18 +321,23 @@ def _cased(word: str, lemma: str) -> str:
 
 
 class Inflector:
-    """Sources tried in order; the first form a source knows and ``accept`` allows wins."""
+    """Sources tried in order; the first form a source knows and ``accept(lemma, form)``
+    allows wins."""
 
     def __init__(self, sources: list):
         self.sources = sources
 
     def inflect(
-        self, upos: str, lemma: str, feats: str, accept: Callable[[str], bool] = lambda _: True
+        self,
+        upos: str,
+        lemma: str,
+        feats: str,
+        accept: Callable[[str, str], bool] = lambda lemma, form: True,
     ) -> tuple[str, str] | None:
         """(form, source name) or None."""
         for source in self.sources:
             for form in source.forms(upos, lemma, feats):
-                if accept(form):
+                if accept(lemma, form):
                     return form, source.name
         return None
 

@@ -3,11 +3,18 @@
 Each content word (NOUN PROPN VERB ADJ ADV) is replaced by a different lemma that occurs in
 the pool treebanks in the same context, inflected to the word's own FEATS. The context of a
 word is its UPOS, its DEPREL with subtype, and the DEPRELs of all its dependents as a
-multiset (Arps et al. 2024). French keeps its dependents in order with the word's own
-position marked (``SELF``), and French adjectives and adverbs also record whether they
-precede or follow their head: a prenominal adjective is replaced only by adjectives seen
-before their head. UPOS, FEATS, HEAD, DEPREL and DEPS never change, so the tree is the
-original tree.
+multiset (Arps et al. 2024, §3.1). French adjectives also record whether they precede or
+follow their head (App. A.2: *grande maison*, *voiture rouge*), so a prenominal adjective is
+replaced only by adjectives seen before their head. UPOS, FEATS, HEAD, DEPREL and DEPS never
+change, so the tree is the original tree.
+
+The pool holds content words only, and no word whose tag belies it: a lemma that the pool
+tags more often with a closed-class UPOS than with a content one is a function word (Russian
+GSD's abbreviation *в.* for *век* is a NOUN, yet inflects to the preposition *в*; AUX *быть*
+as VERB), and a lemma the pool writes or tags as a numeral (digits, UD's NumType, an
+adjective in Roman numerals) is not a word to put in another word's place (Russian GSD tags
+years ADJ). Both are counted by reason in `Pool.left_out`. They stay replaceable themselves,
+by real content lemmas.
 
 Every draw is keyed by (seed, treebank, sent_id, "nonce", word index): the candidate lemmas,
 sorted, are visited in a keyed random order and the first that inflects wins. A content word
@@ -20,6 +27,7 @@ the last two is ever a replacement either.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -39,16 +47,20 @@ from .surface_rules import (
     render_text,
     set_space_after,
     set_text,
+    written_form,
 )
 from .word_order import CONTENT_UPOS
 
-SELF = "SELF"
-# Languages whose context keeps dependents in linear order around the word itself.
-ORDERED_CONTEXT = {"fr"}
 # (language, UPOS) whose context records the side of the head the word stands on.
-HEAD_SIDE = {("fr", "ADJ"), ("fr", "ADV")}
+HEAD_SIDE = {("fr", "ADJ")}
 # Lemmas with a content UPOS that behave as clitics.
 CLITICS = {"fr": frozenset({"ne"})}
+# UD's closed classes: a lemma tagged mostly with these is a function word.
+CLOSED_CLASS_UPOS = frozenset({"ADP", "AUX", "CCONJ", "DET", "NUM", "PART", "PRON", "SCONJ"})
+# XIX, and French ordinals XIXe, Ier, IIe
+ROMAN_NUMERAL = re.compile(
+    r"(?=[MDCLXVI])M{0,3}(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})(e|er|re|ère|ème)?"
+)
 
 NO_CONTEXT_MATCH = "no_context_match"
 NO_INFLECTED_FORM = "no_inflected_form"
@@ -56,6 +68,9 @@ IN_MULTIWORD_TOKEN = "in_multiword_token"
 FIXED_EXPRESSION = "fixed_expression"
 CLITIC = "clitic"
 REASONS = (NO_CONTEXT_MATCH, NO_INFLECTED_FORM, IN_MULTIWORD_TOKEN, FIXED_EXPRESSION, CLITIC)
+# Why a pool word supplies no candidate lemma.
+FUNCTION_WORD = "function_word"
+NUMERAL = "numeral"
 
 
 def dependents(heads: list[int]) -> list[list[int]]:
@@ -70,14 +85,9 @@ def dependents(heads: list[int]) -> list[list[int]]:
 def context_key(
     lang: str, cols: SentenceColumns, i: int, deps: list[list[int]] | None = None
 ) -> tuple:
-    """(UPOS, DEPREL, dependents' DEPRELs[, side of the head]) of word ``i``."""
+    """(UPOS, DEPREL, dependents' DEPRELs sorted[, side of the head]) of word ``i``."""
     children = (deps or dependents(cols.heads))[i]
-    if lang in ORDERED_CONTEXT:
-        labels = [cols.deprels[j] for j in children if j < i] + [SELF]
-        labels += [cols.deprels[j] for j in children if j > i]
-    else:
-        labels = sorted(cols.deprels[j] for j in children)
-    key = (cols.upos[i], cols.deprels[i], tuple(labels))
+    key = (cols.upos[i], cols.deprels[i], tuple(sorted(cols.deprels[j] for j in children)))
     if (lang, cols.upos[i]) in HEAD_SIDE and cols.heads[i]:
         key += ("before_head" if i < cols.heads[i] - 1 else "after_head",)
     return key
@@ -87,18 +97,62 @@ def lemma_of(cols: SentenceColumns, i: int) -> str:
     return lemma_or_form(cols.forms[i], cols.lemmas[i])
 
 
-def build_pool(lang: str, sentences: Iterable[SentenceColumns]) -> dict[tuple, tuple[str, ...]]:
-    """Context -> the distinct lemmas of content words seen in it, sorted."""
+def numeral(cols: SentenceColumns, i: int) -> bool:
+    """Written with digits (2013, 1970-х, 18e), an ordinal or multiplicative in UD's NumType
+    (first, erst, once), or an adjective in Roman numerals (XIX век, XXe siècle)."""
+    return (
+        any(c.isdigit() for c in cols.forms[i] + cols.lemmas[i])
+        or "NumType=" in cols.feats[i]
+        or (cols.upos[i] == "ADJ" and ROMAN_NUMERAL.fullmatch(cols.forms[i]) is not None)
+    )
+
+
+@dataclass
+class Pool:
+    """Context -> the distinct candidate lemmas seen in it, sorted; and how many content
+    words of the pool supplied no candidate, by reason (`FUNCTION_WORD`, `NUMERAL`)."""
+
+    contexts: dict[tuple, tuple[str, ...]]
+    left_out: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.contexts)
+
+
+def build_pool(lang: str, sentences: Iterable[SentenceColumns]) -> Pool:
+    """The candidate lemmas of the content words of ``sentences``, by context: no fixed
+    expression, clitic, function word, or lemma written or tagged as a numeral anywhere in
+    the pool (GSD has XXe with and without NumType). ``left_out`` counts pool words."""
     key_of = lemma_key(lang)
     clitics = CLITICS.get(lang, frozenset())
-    pool: dict[tuple, set[str]] = {}
+    seen: dict[tuple, set[str]] = {}
+    words: Counter = Counter()  # lemma -> content words that could be candidates
+    tags: dict[str, Counter] = {}  # lemma -> {True: closed-class words, False: content words}
+    numerals: set[str] = set()
     for cols in sentences:
         deps = dependents(cols.heads)
         for i, upos in enumerate(cols.upos):
             lemma = key_of(lemma_of(cols, i))
-            if upos in CONTENT_UPOS and lemma.lower() not in clitics and not _fixed(cols, i):
-                pool.setdefault(context_key(lang, cols, i, deps), set()).add(lemma)
-    return {key: tuple(sorted(lemmas)) for key, lemmas in pool.items()}
+            closed = upos in CLOSED_CLASS_UPOS
+            if closed or upos in CONTENT_UPOS:
+                tags.setdefault(lemma, Counter())[closed] += 1
+            if upos not in CONTENT_UPOS or lemma.lower() in clitics or _fixed(cols, i):
+                continue
+            if numeral(cols, i):
+                numerals.add(lemma)
+            words[lemma] += 1
+            seen.setdefault(context_key(lang, cols, i, deps), set()).add(lemma)
+    function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
+    function_words -= numerals
+    contexts = {}
+    for key, lemmas in seen.items():
+        if candidates := lemmas - function_words - numerals:
+            contexts[key] = tuple(sorted(candidates))
+    left_out = {
+        FUNCTION_WORD: sum(words[lemma] for lemma in function_words),
+        NUMERAL: sum(words[lemma] for lemma in numerals),
+    }
+    return Pool(contexts, left_out)
 
 
 def _fixed(cols: SentenceColumns, i: int) -> bool:
@@ -128,7 +182,7 @@ class NonceSentence:
 def nonce_sentence(
     lang: str,
     cols: SentenceColumns,
-    pool: dict[tuple, tuple[str, ...]],
+    pool: Pool,
     inflector: Inflector,
     draws: KeyedDraws,
 ) -> NonceSentence:
@@ -154,7 +208,7 @@ def nonce_sentence(
             result.reasons.append((upos, CLITIC))
             continue
         candidates = tuple(
-            lemma for lemma in pool.get(context_key(lang, cols, i, deps), ())
+            lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps), ())
             if lemma.casefold() != own
         )  # fmt: skip
         if not candidates:
@@ -165,6 +219,7 @@ def nonce_sentence(
             found = inflector.inflect(upos, lemma, cols.feats[i], accept)
             if found:
                 form, source = found
+                form = written_form(lang, form)
                 new.forms[i] = like_case(cols.forms[i], form)
                 new.lemmas[i] = lemma
                 new.misc[i] = drop_form_misc(cols.misc[i])

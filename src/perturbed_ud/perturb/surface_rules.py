@@ -33,6 +33,9 @@ ARABIC_DIACRITICS = re.compile(
 APOSTROPHES = ("'", "’")
 # Languages whose multiword tokens are a host plus clitics written together.
 CLITIC_SPELLING = {"ar", "he"}
+# Ends a lexicon entry spelled for a following clitic (UDLexicons' convention): Arabic
+# أصدقائ|ه is أصدقاء alone, so the host spelling is used only before a clitic.
+BOUND = "-"
 # MISC attributes that describe a word's old form or lemma, dropped when the form changes.
 FORM_MISC = {"wordform", "CorrectForm", "CorrectSpaceAfter", "Translit", "LTranslit", "Gloss",
              "LGloss", "LId", "Vform", "Lform", "MSeg", "MGloss"}  # fmt: skip
@@ -63,8 +66,9 @@ def like_case(original: str, new: str) -> str:
 def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
     """A word's form as a lexicon entry: sentence-initial or shouted capitals undone where
     the lemma is lower case; Arabic without diacritics, with the article's alif that the
-    clitic li- swallows (ل + لسلطة -> السلطة) and the taa marbuta that a suffixed pronoun
-    opens (حيات + نا -> حياة)."""
+    clitic li- swallows (ل + لسلطة -> السلطة), the taa marbuta that a suffixed pronoun
+    opens (حيات + نا -> حياة), and marked `BOUND` before a suffixed pronoun, whose other
+    spelling changes (hamza seat, long vowels) no rule undoes."""
     form, lemma = cols.forms[i], cols.lemmas[i]
     if lemma[:1].islower() and form[:1].isupper():
         form = form.lower() if len(form) > 1 and form.isupper() else form[:1].lower() + form[1:]
@@ -72,11 +76,17 @@ def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
         form = strip_arabic_diacritics(form)
         if _after_li(cols, i) and form.startswith("ل") and "Definite=Def" in cols.feats[i]:
             form = "ا" + form
-        singular = "Number=Sing" in cols.feats[i]  # not the plural -aat
-        opened = form.endswith("ت") and strip_arabic_diacritics(lemma).endswith("ة")
-        if singular and opened and _before_suffix(cols, i):
-            form = form[:-1] + "ة"
+        if _before_suffix(cols, i):
+            singular = "Number=Sing" in cols.feats[i]  # not the plural -aat
+            if singular and form.endswith("ت") and strip_arabic_diacritics(lemma).endswith("ة"):
+                form = form[:-1] + "ة"
+            form += BOUND
     return form
+
+
+def written_form(lang: str, entry: str) -> str:
+    """A lexicon entry as written in the sentence: without the `BOUND` mark."""
+    return entry.removesuffix(BOUND) if lang == "ar" else entry
 
 
 def _after_li(cols: SentenceColumns, i: int) -> bool:
@@ -88,8 +98,11 @@ def _after_li(cols: SentenceColumns, i: int) -> bool:
 
 
 def _before_suffix(cols: SentenceColumns, i: int) -> bool:
-    """Followed by a pronoun written together with it (Arabic: حيات|نا)."""
-    return i + 1 < len(cols) and cols.upos[i + 1] == "PRON" and not space_after(cols.misc[i])
+    """Followed by a pronoun written together with it (Arabic: حيات|نا): with no space
+    between them, or in one multiword token."""
+    if i + 1 >= len(cols) or cols.upos[i + 1] != "PRON":
+        return False
+    return not space_after(cols.misc[i]) or any(a <= i < b for a, b, _ in cols.mwt_spans())
 
 
 def ending_class(form: str) -> str | None:
@@ -101,19 +114,38 @@ def ending_class(form: str) -> str | None:
     return None
 
 
-def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str], bool]:
-    """Which inflected forms may replace word ``i``: a visibly different word; for a German
-    adjective one with the same ending (strong and weak endings share FEATS); for an Arabic
-    word one with the article exactly when the original has it (UD's Definite=Def covers
-    nouns with and without al-)."""
+def zu_infinitive(form: str, lemma: str) -> bool:
+    """German: an infinitive with *zu* written inside it (*einzuhalten* of *einhalten*)."""
+    form, lemma = form.casefold(), lemma.casefold()
+    return len(form) == len(lemma) + 2 and any(
+        form[k : k + 2] == "zu" and form[:k] + form[k + 2 :] == lemma for k in range(1, len(lemma))
+    )
+
+
+def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str, str], bool]:
+    """Which inflected forms ``(lemma, form)`` may replace word ``i``: a visibly different
+    word; for a German adjective one with the same ending (strong and weak endings share
+    FEATS); for a German infinitive one with *zu* inside exactly when the original has it
+    (*einzuhalten* and *verbessern* share FEATS; GSD's XPOS VVIZU also marks it where the
+    lemma keeps the *zu*); for an Arabic word one with the article exactly when the original
+    has it (UD's Definite=Def covers nouns with and without al-), and a host spelling
+    (`BOUND`) only where a suffix follows."""
     original = cols.forms[i]
     folded = original.casefold()
     if lang == "de" and cols.upos[i] == "ADJ" and (ending := ending_class(original)):
-        return lambda form: form.casefold() != folded and ending_class(form) == ending
+        return lambda _, form: form.casefold() != folded and ending_class(form) == ending
+    if lang == "de" and cols.upos[i] == "VERB" and "VerbForm=Inf" in cols.feats[i]:
+        zu = cols.xpos[i] == "VVIZU" or zu_infinitive(original, cols.lemmas[i])
+        return lambda lemma, form: form.casefold() != folded and zu_infinitive(form, lemma) == zu
     if lang == "ar":
-        article = citation_form(lang, cols, i).startswith("ال")
-        return lambda form: form != original and form.startswith("ال") == article
-    return lambda form: form.casefold() != folded
+        entry = citation_form(lang, cols, i)
+        article, host = entry.startswith("ال"), entry.endswith(BOUND)
+        return lambda _, form: (
+            form.removesuffix(BOUND) != original
+            and form.startswith("ال") == article
+            and (host or not form.endswith(BOUND))
+        )
+    return lambda _, form: form.casefold() != folded
 
 
 def can_respell(lang: str, cols: SentenceColumns, first: int, last: int, i: int) -> bool:
@@ -317,7 +349,7 @@ def russian_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) 
             counts["o_ob"] += 1
 
 
-@RULE_SETS.register("nonce.spud.surface.ar.v1", short="ar")
+@RULE_SETS.register("nonce.spud.surface.ar.v2", short="ar")
 def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
     """The article after li-, and taa marbuta before a suffix, on replaced words."""
     for i in range(len(cols)):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..rng import stable_key
 from .conllu_io import Sentence, read_conllu
+from .sent_ids import SentIds
 from .sources import Treebank
 
 
@@ -35,8 +36,10 @@ class Selection:
 
 
 def all_sentences(treebank: Treebank) -> Iterator[Sentence]:
+    """Every sentence of every file of the treebank; a sent_id repeated anywhere is an error."""
+    sent_ids = SentIds()
     for path in treebank.files:
-        yield from read_conllu(path)
+        yield from read_conllu(path, sent_ids)
 
 
 def select(treebank: Treebank, selection: Selection) -> Iterator[Sentence]:

@@ -2,8 +2,9 @@
 files, a UD-style root folder, or a download pinned to a UD release.
 
 Every source resolves to a `Treebank`: its language, UD repository name, file code
-(``en_ewt``), the CoNLL-U files to read in order (plain or compressed), the licence and
-citation read from the treebank's own README, and the UD release with where it was read.
+(``en_ewt``), the CoNLL-U files to read in order (plain or compressed), the licence its
+LICENSE.txt grants (else the one its README names), the citation its README asks for, and the
+UD release with where it was read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
+from ..data.licences import stated_licence
 from ..errors import SourceError
 from ..files import check_name, file_sha256
 from .conllu_io import conllu_stem, split_files
@@ -66,6 +68,10 @@ class Treebank:
     release_source: str = "unknown"
     changelog_release: str = "unknown"  # newest version the README's changelog names
     citation: str = ""
+    # Where `citation` comes from: "README" (the passages that ask to be cited), "sample" (the
+    # packaged PUD sample's record of the treebank, wherever it is read from: PUD READMEs name
+    # nothing to cite), or "fallback" (the treebank as a UD resource, by its contributors).
+    citation_source: str = "unknown"
     sha256: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> dict:
@@ -99,8 +105,9 @@ def parse_treebank_overrides(values: list[str]) -> dict[str, str]:
     return overrides
 
 
-def _readme_metadata(folder: Path) -> tuple[str, str, str]:
-    """Licence, newest changelog version and citation from a UD treebank README.
+def _readme_metadata(folder: Path, name: str) -> tuple[str, str, str, str]:
+    """Licence, newest changelog version, citation and its source, from the LICENSE.txt and
+    README of the treebank ``name`` in ``folder``.
 
     The changelog version is only a lower bound on the release: treebanks whose data did not
     change are re-released without a new changelog entry.
@@ -108,16 +115,105 @@ def _readme_metadata(folder: Path) -> tuple[str, str, str]:
     readme = folder / "README.md"
     if not readme.exists():
         readme = folder / "README.txt"
-    if not readme.exists():
-        return "unknown", "unknown", ""
-    text = readme.read_text(encoding="utf-8", errors="replace")
-    match = re.search(r"^License:\s*(.+?)\s*$", text, re.M)
-    licence = match.group(1) if match else "unknown"
+    text = readme.read_text(encoding="utf-8", errors="replace") if readme.exists() else ""
     versions = [tuple(map(int, v.split("."))) for v in re.findall(r"\bv(2\.\d+)\b", text)]
     release = "r{}.{}".format(*max(versions)) if versions else "unknown"
-    match = re.search(r"^#+ *(Citations?|References?)\s*$(.*?)(?=^#+ |\Z)", text, re.M | re.S)
-    citation = match.group(2).strip() if match else ""
-    return licence, release, citation
+    citation = readme_citation(text)
+    if citation:
+        return _licence(folder, text), release, citation, "README"
+    return _licence(folder, text), release, fallback_citation(name, text), "fallback"
+
+
+def _licence(folder: Path, readme: str) -> str:
+    """What LICENSE.txt grants, else what the README's metadata names: the two can disagree
+    (UD_Turkish-IMST), and the licence file is the grant."""
+    path = folder / "LICENSE.txt"
+    if path.is_file():
+        stated = stated_licence(path.read_text(encoding="utf-8", errors="replace"))
+        if stated:
+            return stated
+    match = re.search(r"^License:\s*(.+?)\s*$", readme, re.M)
+    return match.group(1) if match else "unknown"
+
+
+# A README section of citations ("# Citation", "## References", "# How to cite").
+_CITATION_HEADING = re.compile(r"(citations?|references?|how to cite\b.*)$", re.I)
+# A paragraph asking to be cited ("please cite", "must be cited", "should reference").
+_CITE_REQUEST = re.compile(r"\b(cite[sd]?|citing)\b|\bshould reference\b", re.I)
+# What follows a request and belongs to it: a list item, an indented block, a BibTeX entry.
+_CITED_ITEM = re.compile(r"\s{2,}\S|\s*([-*•]|\d+[.)]\s)|\s*@\w+\s*\{")
+
+
+def _readme_sections(text: str) -> list[tuple[int, str, list[str]]]:
+    """A README as (heading level, heading, paragraphs). Code fences split paragraphs but
+    are not kept, and a ``#`` line inside one is not a heading (CoNLL-U comments)."""
+    sections: list[tuple[int, str, list[str]]] = [(0, "", [])]
+    lines: list[str] = []
+    fenced = False
+
+    def end_paragraph() -> None:
+        if lines:
+            sections[-1][2].append("\n".join(lines))
+            lines.clear()
+
+    for line in text.splitlines():
+        heading = None if fenced else re.match(r"(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if line.lstrip().startswith("```"):
+            end_paragraph()
+            fenced = not fenced
+        elif heading:
+            end_paragraph()
+            sections.append((len(heading.group(1)), heading.group(2), []))
+        elif line.strip():
+            lines.append(line.rstrip())
+        else:
+            end_paragraph()
+    end_paragraph()
+    return sections
+
+
+def readme_citation(text: str) -> str:
+    """What a UD README asks its users to cite, in its own words: every citations section
+    (with its subsections), and every paragraph that asks for a citation together with the
+    items it introduces ("The following paper must be cited ...:" and its list)."""
+    passages: list[str] = []
+    level_inside = 0  # the level of the citations section being read, 0 outside one
+    for level, heading, paragraphs in _readme_sections(text):
+        if level_inside and level > level_inside:
+            passages += paragraphs
+            continue
+        level_inside = level if _CITATION_HEADING.match(heading) else 0
+        if level_inside:
+            passages += paragraphs
+            continue
+        i = 0
+        while i < len(paragraphs):
+            if not _CITE_REQUEST.search(paragraphs[i]):
+                i += 1
+                continue
+            passages.append(paragraphs[i])
+            i += 1
+            while i < len(paragraphs) and (
+                _CITED_ITEM.match(paragraphs[i]) or _CITE_REQUEST.search(paragraphs[i])
+            ):
+                passages.append(paragraphs[i])
+                i += 1
+    return "\n\n".join(passages)
+
+
+def fallback_citation(name: str, readme: str) -> str:
+    """A treebank whose README names nothing to cite, cited as the resource it is: by the
+    contributors its README's metadata lists and, for a UD repository, where UD publishes it."""
+    match = re.search(r"^Contributors:\s*(.+?)\s*$", readme, re.M)
+    authors = [a.strip() for a in match.group(1).split(";") if a.strip()] if match else []
+    fields = [f"  title = {{{{{name.replace('_', ' ')}}}}}"]
+    if authors:
+        fields.append(f"  author = {{{' and '.join(authors)}}}")
+    if name.startswith("UD_"):
+        fields.append("  howpublished = {Universal Dependencies}")
+        fields.append(f"  url = {{https://github.com/UniversalDependencies/{name}}}")
+    key = re.sub(r"\W+", "_", name.lower()).strip("_")
+    return f"@misc{{{key},\n" + ",\n".join(fields) + "\n}"
 
 
 # The folder a UD release archive unpacks to, e.g. ud-treebanks-v2.16.
@@ -126,10 +222,15 @@ RELEASE_FOLDER = re.compile(r"^ud-treebanks-v(2\.\d+)$")
 
 def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) -> Treebank:
     """A treebank from local files. Its release: the release archive's folder name when it
-    sits in one (``ud-treebanks-v2.16/``), else the newest its README's changelog names."""
+    sits in one (``ud-treebanks-v2.16/``), else the newest its README's changelog names. Its
+    citation: what its README asks for, else the PUD sample's record of it (the same
+    citation wherever a PUD treebank is read from), else `fallback_citation`."""
     check_name(lang, "language")
     check_name(code, "treebank code")
-    licence, changelog, citation = _readme_metadata(folder)
+    licence, changelog, citation, citation_source = _readme_metadata(folder, name)
+    recorded = [e for e in sample_treebanks().values() if e["name"] == name]
+    if citation_source == "fallback" and recorded:
+        citation, citation_source = recorded[0]["citation"], "sample"
     release, source = changelog, "changelog" if changelog != "unknown" else "unknown"
     if match := RELEASE_FOLDER.match(folder.resolve().parent.name):
         release, source = f"r{match.group(1)}", "release folder"
@@ -143,6 +244,7 @@ def _treebank(lang: str, name: str, code: str, files: list[Path], folder: Path) 
         release_source=source,
         changelog_release=changelog,
         citation=citation,
+        citation_source=citation_source,
         sha256={f.name: file_sha256(f) for f in files},
     )
 
@@ -218,7 +320,6 @@ def from_sample(lang: str, split: str, name: str | None = None) -> Treebank:
     if treebank.sha256[treebank.files[0].name] != entry["release_sha256"]:
         raise SourceError(f"{treebank.files[0]} is damaged: reinstall perturbed-ud")
     treebank.release, treebank.release_source = entry["release"], "sample"
-    treebank.citation = treebank.citation or entry["citation"]
     return treebank
 
 
