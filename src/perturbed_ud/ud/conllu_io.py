@@ -206,6 +206,9 @@ def _parse_block(path: Path, start: int, lines: list[str], ordinal: int) -> Sent
             word_lines.append(number)
             pending = None
             next_empty = 1
+            # DEPS that only repeats HEAD:DEPREL is valid when they are, which is checked anyway
+            if cols[8] != "_" and cols[8] != f"{cols[6]}:{cols[7]}":
+                deps.append((number, wid, cols[8]))
         elif _WORD_ID.match(wid):  # words so far are exactly 1..len(words): a lower ID is a repeat
             message = "duplicate ID" if int(wid) <= len(words) else "word ID out of order:"
             raise CoNLLUError(path, number, f"{message} {wid!r} (expected {len(words) + 1})")
@@ -241,10 +244,10 @@ def _parse_block(path: Path, start: int, lines: list[str], ordinal: int) -> Sent
             validate.check_empty_node(path, number, cols)
             next_empty += 1
             empty_ids.append(wid)
+            if cols[8] != "_":
+                deps.append((number, wid, cols[8]))
         else:
             raise CoNLLUError(path, number, f"ID {wid!r} is not a word, range or empty node")
-        if cols[8] != "_":
-            deps.append((number, wid, cols[8]))
     if not words:
         raise CoNLLUError(path, start, "sentence has no syntactic words")
     validate.check_words(path, words, word_lines)
