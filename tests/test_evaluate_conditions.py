@@ -114,7 +114,7 @@ def test_a_run_on_a_build_without_part_reports_full_and_head_only(full_head, tin
         str(full_head), str(tiny_bert), tmp_path / "run",
         settings=MaskedWordSettings(max_span_pieces=3),
     )  # fmt: skip
-    keys, settings = ["model_name", "lang", "N"], ["resamples", "rng_seed"]
+    keys, settings = ["model_name", "lang", "N"], ["sentences", "interval"]
     sensitivity = pd.read_csv(run / "sensitivity_ci.csv")
     assert list(sensitivity.columns) == keys + with_intervals("S_full", "S_head", "S_L") + settings
     assert not (run / "head_vs_part.csv").exists()

@@ -171,6 +171,32 @@ def test_accuracy_ci_uses_the_true_item_count():
     )
     row = accuracy_ci(summary).iloc[0]
     assert (round(row.word_at_1_lo, 4), round(row.word_at_1_hi, 4)) == (0.2553, 0.3662)
+    assert row.interval == "Wilson 95 %" and row.sentences == 263
+
+
+def test_pooled_seeds_resample_sentences_not_rows():
+    """Seed 2 repeats seed 1 row for row: pooling adds rows but no information. A cluster
+    bootstrap over sentences gives the one-seed width; Wilson on the pooled rows would claim
+    an interval √2 narrower."""
+    one = make_items(200, seeds=(1,), rng=3)
+    pooled = pd.concat([one, one.assign(seed=2)], ignore_index=True)
+    balanced, _ = summarize_items(pooled)
+    table = accuracy_ci(balanced, balance_items(pooled), resamples=2000, seed=1)
+    row = table.set_index("condition").loc["Original"]
+    assert row.N == 400 and row.sentences == 200 and row.interval.startswith("bootstrap")
+    alone = accuracy_ci(summarize_items(one)[0]).set_index("condition").loc["Original"]
+    assert row.word_at_1 == alone.word_at_1
+    width = row.word_at_1_hi - row.word_at_1_lo
+    assert width == pytest.approx(alone.word_at_1_hi - alone.word_at_1_lo, rel=0.15)
+    naive_lo, naive_hi = wilson_interval(row.word_at_1, 400)
+    assert width > 1.25 * (naive_hi - naive_lo)
+
+    effects = paired_bootstrap(pooled, paired_by="sentence", resamples=500, seed=1)
+    single = paired_bootstrap(one, paired_by="sentence", resamples=500, seed=1)
+    assert effects.loc[0, "sentences"] == 200 and effects.loc[0, "N"] == 400
+    for name in ("S_full", "I_full", "part_minus_head"):
+        assert effects.loc[0, name] == pytest.approx(single.loc[0, name])
+        assert effects.loc[0, f"{name}_lo"] == pytest.approx(single.loc[0, f"{name}_lo"])
 
 
 # --- balancing -------------------------------------------------------------------------------
@@ -256,7 +282,7 @@ def test_paired_bootstrap_pairs_by_sentence_not_by_row_order():
 # --- across seeds ----------------------------------------------------------------------------
 
 
-def test_seed_mean_ci_uses_t_and_keeps_the_released_half_width():
+def test_seed_mean_ci_uses_t_and_clips_to_the_possible_range():
     table = pd.DataFrame(
         {
             "model_name": "m",
@@ -270,7 +296,11 @@ def test_seed_mean_ci_uses_t_and_keeps_the_released_half_width():
     assert row.runs == 3 and row.word_at_1_mean == pytest.approx(0.2)
     half = 4.302652729911275 * 0.1 / math.sqrt(3)  # t(0.975, 2)
     assert row.word_at_1_hi - row.word_at_1_mean == pytest.approx(half)
-    assert row.word_at_1_ci95 == pytest.approx(1.96 * 0.1 / math.sqrt(3))
+    assert row.word_at_1_lo == 0.0, "0.2 − 0.248 is clipped: an accuracy is never negative"
+    assert row.interval.startswith("t 95 %") and "word_at_1_ci95" not in row.index
+    effects = table.assign(S_full=[0.9, 1.0, 0.95], part_minus_head=[-0.99, -0.9, -0.95])
+    row = seed_mean_ci(effects, ["S_full", "part_minus_head"]).iloc[0]
+    assert row.S_full_hi == 1.0 and row.part_minus_head_lo == -1.0
 
 
 # --- schema and report -----------------------------------------------------------------------
@@ -342,7 +372,11 @@ def test_report_averages_over_seeds(tmp_path):
     across = pd.read_csv(written["accuracy_across_seeds.csv"])
     assert set(across["runs"]) == {3} and len(across) == 7
     effects = pd.read_csv(written["effects_across_seeds.csv"])
-    assert {"S_full_mean", "S_full_lo", "S_full_hi", "S_full_ci95"} <= set(effects.columns)
+    assert {"S_full_mean", "S_full_lo", "S_full_hi", "interval"} <= set(effects.columns)
+    assert not any(c.endswith("_ci95") for c in effects.columns), "one interval per number"
+    accuracy = pd.read_csv(written["accuracy_ci.csv"])
+    assert accuracy["interval"].str.startswith("bootstrap 95 % over sentences").all()
+    assert set(accuracy["sentences"]) == {25} and set(accuracy["N"]) == {75}
     assert "run_seed" not in pd.read_csv(written["summary_balanced.csv"]).columns
 
 

@@ -22,7 +22,7 @@ from .models import MODEL_KINDS, device_for, load_lm
 from .plots import grouped_bars
 from .runner import Task, finish, one_writer, run_task
 from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
-from .stats import wilson_interval
+from .stats import WILSON, wilson_interval
 from .summary import write_table
 
 
@@ -137,6 +137,7 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
                 "accuracy": correct / n,
                 "accuracy_lo": float(lo),
                 "accuracy_hi": float(hi),
+                "interval": WILSON,
                 "N": n,
                 "correct": correct,
                 "incorrect": int((group["outcome"] == "incorrect").sum()),

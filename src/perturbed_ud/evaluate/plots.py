@@ -75,7 +75,7 @@ def plot_accuracy(
     metric: str = "word_at_1",
     conditions: Conditions = DEFAULT_CONDITIONS,
 ) -> Path:
-    """Figure 1: accuracy per condition and language with Wilson 95 % intervals."""
+    """Figure 1: accuracy per condition and language with the table's 95 % intervals."""
     present = set(accuracy["condition"])
     columns = [metric, f"{metric}_lo", f"{metric}_hi"]
     wide = accuracy.pivot(index=["model_name", "lang"], columns="condition", values=columns)
@@ -85,7 +85,7 @@ def plot_accuracy(
         wide.reset_index(),
         {c: text for c, text in conditions.labels.items() if c in present},
         path,
-        title=f"Word-level {label} accuracy (Wilson 95 % CI)",
+        title=f"Word-level {label} accuracy ({accuracy['interval'].iloc[0]} CI)",
         ylabel="accuracy",
     )
 

@@ -3,11 +3,17 @@
 ``summarize`` writes, into one folder:
 
 - ``summary_balanced.csv`` / ``summary_unbalanced.csv`` (the released layout) and ``.md`` twins;
-- ``accuracy_ci.csv``: Wilson 95 % intervals of the balanced accuracies, with the true N;
+- ``accuracy_ci.csv``: intervals of the balanced accuracies: Wilson with the true N for one
+  seed, a cluster bootstrap over sentences where seeds are pooled;
 - ``sensitivity_ci.csv``, ``interaction_ci.csv``, ``head_vs_part.csv``: effects with paired
-  bootstrap intervals over the balanced items, one per scramble of the dataset's conditions
-  (``I_head`` only where Head+Lemma was run; ``head_vs_part.csv`` where Part and Head exist);
-- with several seeds, ``accuracy_across_seeds.csv`` and ``effects_across_seeds.csv``;
+  bootstrap intervals over the balanced sentences, one per scramble of the dataset's
+  conditions (``I_head`` only where Head+Lemma was run; ``head_vs_part.csv`` where Part and
+  Head exist);
+- with several seeds, ``accuracy_across_seeds.csv`` and ``effects_across_seeds.csv``: the
+  mean over seeds with a t interval.
+
+Every table names its interval in an ``interval`` column and clips bounds to the possible
+range.
 - ``accuracy.png``, ``sensitivity.png``, ``interaction.png``, ``head_vs_part.png``; a figure
   with nothing to show (a run without Part or Head) is left out.
 """
@@ -39,7 +45,7 @@ from .summary import (
     write_table,
 )
 
-_SETTINGS = ["resamples", "rng_seed"]
+_SETTINGS = ["sentences", "interval"]
 
 
 def _with_intervals(names) -> list[str]:
@@ -96,13 +102,14 @@ def summarize(
     written += write_table(balanced, out / "summary_balanced.csv", markdown=True)
     written += write_table(unbalanced, out / "summary_unbalanced.csv", markdown=True)
 
-    accuracy = accuracy_ci(balanced)
-    written += write_table(accuracy, out / "accuracy_ci.csv")
-
     scored = scored_items(items, conditions)
     mode = resolve_balance(scored, balance)
+    balanced_items = balance_items(scored, mode)
+    accuracy = accuracy_ci(balanced, balanced_items, resamples=bootstrap, seed=seed)
+    written += write_table(accuracy, out / "accuracy_ci.csv")
+
     effects = paired_bootstrap(
-        balance_items(scored, mode),
+        balanced_items,
         paired_by="sentence" if mode == "aligned" else "position",
         conditions=conditions,
         resamples=bootstrap,

@@ -13,9 +13,18 @@ All effects are computed from top-1 accuracies ``A`` of one (model, language):
 S and I are NaN where ``A_Orig ≤ 0`` (the released code skips those rows), and every effect
 whose conditions are missing is NaN (there is no released Head+Lemma, hence no ``I_head``).
 
-Unlike the released code, intervals use the true number of items: Wilson intervals for
-accuracies, and a *paired* bootstrap over items for effects (one resample of items drives
-every condition, so the correlation between conditions of the same sentence is kept).
+Unlike the released code, intervals use the true number of sentences, and each number gets
+one interval, named in an ``interval`` column:
+
+- accuracies of one seed: Wilson intervals (every row is its own sentence);
+- accuracies pooled over seeds: a *cluster* bootstrap over sentences, since the rows of one
+  sentence under several seeds are not independent items;
+- effects: a *paired* bootstrap over sentences (one resample of sentences drives every
+  condition, so the correlation between conditions of the same sentence is kept, and all
+  seeds of a sentence go together);
+- means over seeds: a t interval with ``runs − 1`` degrees of freedom.
+
+Every bound is clipped to the range its number can take.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from scipy import stats as scipy_stats
 
 from ..errors import InputError
 from .schema import DEFAULT_CONDITIONS, Conditions
-from .summary import item_key
+from .summary import item_key, item_scores
 
 Z95 = 1.959963984540054  # the 97.5 % standard normal quantile used by the released code
 #: Default seed of the paired bootstrap: the released bootstrap's seed, 1337.
@@ -55,16 +64,93 @@ def wilson_interval(p, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
 
 
-def accuracy_ci(summary: pd.DataFrame) -> pd.DataFrame:
-    """Wilson 95 % intervals of ``word_at_1`` and ``word_at_5`` for every summary row."""
+WILSON = "Wilson 95 %"
+T_OVER_SEEDS = "t 95 % over seeds (df = runs - 1)"
+
+
+def bootstrap_name(resamples: int, seed: int) -> str:
+    """How an interval table names its bootstrap: method, resamples and seed."""
+    return f"bootstrap 95 % over sentences (B = {resamples}, seed {seed})"
+
+
+def value_range(name: str) -> tuple[float, float]:
+    """The values a reported number can take: accuracies [0, 1]; S = 1 − A_X / A_Orig at most
+    1; I, a sum of four accuracies with signs, [−2, 2]; a difference of accuracies [−1, 1]."""
+    if name.startswith("S_"):
+        return -np.inf, 1.0
+    if name.startswith("I_"):
+        return -2.0, 2.0
+    if name == "part_minus_head":
+        return -1.0, 1.0
+    return 0.0, 1.0
+
+
+def pooled_seeds(items: pd.DataFrame) -> bool:
+    """Whether one sentence gives several rows of a condition (several seeds pooled)."""
+    return "sent_id" in items.columns and "seed" in items.columns and items["seed"].nunique() > 1
+
+
+def accuracy_ci(
+    summary: pd.DataFrame,
+    items: pd.DataFrame | None = None,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> pd.DataFrame:
+    """95 % intervals of ``word_at_1`` and ``word_at_5`` for every summary row.
+
+    Wilson intervals with the true N, unless ``items`` (the balanced, scored items behind
+    ``summary``) pool several seeds: then a cluster bootstrap over sentences, which keeps the
+    rows of one sentence together.
+    """
     table = summary[["model_name", "lang", "condition"]].copy()
-    for metric in ("word_at_1", "word_at_5"):
-        lo, hi = wilson_interval(summary[metric], summary["N"])
+    metrics = ("word_at_1", "word_at_5")
+    if items is not None and pooled_seeds(items):
+        bounds = _cluster_accuracy_bounds(items, metrics, resamples, seed)
+        bounds = bounds.reindex(pd.MultiIndex.from_frame(table))
+        method = bootstrap_name(resamples, seed)
+    else:
+        bounds, method = None, WILSON
+    for metric in metrics:
+        if bounds is None:
+            lo, hi = wilson_interval(summary[metric], summary["N"])
+        else:
+            lo, hi = bounds[f"{metric}_lo"].to_numpy(), bounds[f"{metric}_hi"].to_numpy()
         table[metric] = summary[metric]
         table[f"{metric}_lo"] = lo
         table[f"{metric}_hi"] = hi
     table["N"] = summary["N"]
+    table["sentences"] = summary["N"] if bounds is None else bounds["sentences"].to_numpy()
+    table["interval"] = method
     return table
+
+
+def _cluster_accuracy_bounds(
+    items: pd.DataFrame, metrics: Sequence[str], resamples: int, seed: int
+) -> pd.DataFrame:
+    """Percentile bounds of each condition's accuracy, resampling sentences with all their
+    rows; one ``default_rng(seed)`` over the (model, language) groups in sorted order."""
+    scores = item_scores(items)
+    scores["sent_id"] = items["sent_id"].to_numpy()
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (model, lang), group in scores.groupby(["model_name", "lang"], sort=True):
+        sentences = group["sent_id"].unique()
+        counts = rng.multinomial(
+            len(sentences), np.full(len(sentences), 1 / len(sentences)), size=resamples
+        )
+        for condition, rows_of in group.groupby("condition", sort=True):
+            by_sentence = rows_of.groupby("sent_id")
+            size = by_sentence.size().reindex(sentences, fill_value=0).to_numpy(dtype=float)
+            row = {"model_name": model, "lang": lang, "condition": condition}
+            for metric in metrics:
+                hits = by_sentence[metric].sum().reindex(sentences, fill_value=0)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    draws = counts @ hits.to_numpy(dtype=float) / (counts @ size)
+                lo, hi = _percentiles(draws)
+                row |= {f"{metric}_lo": lo, f"{metric}_hi": hi}
+            rows.append(row | {"sentences": len(sentences)})
+    return pd.DataFrame(rows).set_index(["model_name", "lang", "condition"])
 
 
 def effects(
@@ -146,41 +232,47 @@ def paired_bootstrap(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> pd.DataFrame:
-    """Effects with 2.5/97.5 percentile intervals from resampling balanced items.
+    """Effects with 2.5/97.5 percentile intervals from resampling balanced sentences.
 
-    Each of the ``resamples`` draws picks N items with replacement (as multinomial counts)
-    and recomputes every condition's accuracy on that same multiset of items. Draws where an
-    effect is undefined (``A_Orig = 0``) are ignored, as ``numpy.nanpercentile`` does. One
-    ``numpy.random.default_rng(seed)`` serves the (model, language) groups in sorted order, so
-    a table is reproducible from its seed.
+    Each of the ``resamples`` draws picks the sentences with replacement (as multinomial
+    counts), each with all its rows (one per seed), and recomputes every condition's accuracy
+    on that same multiset. ``paired_by="position"`` has no sentence ids: each position is its
+    own sentence. Draws where an effect is undefined (``A_Orig = 0``) are ignored, as
+    ``numpy.nanpercentile`` does. One ``numpy.random.default_rng(seed)`` serves the (model,
+    language) groups in sorted order, so a table is reproducible from its seed.
     """
     if resamples < 1:
         raise InputError(f"resamples must be at least 1, not {resamples}")
     rng = np.random.default_rng(seed)
     rows = []
     for (model, lang), group in items.groupby(["model_name", "lang"], sort=True):
-        matrix = correctness_matrix(group, paired_by)
-        correct = matrix.to_numpy(dtype=float)
-        n = len(correct)
-        # how often each item is drawn in each resample; one row of counts for all conditions
+        matrix = correctness_matrix(group, paired_by).astype(float)
+        if paired_by == "sentence":
+            clusters = matrix.groupby(level="sent_id", sort=False)
+            hits, size = clusters.sum().to_numpy(), clusters.size().to_numpy(dtype=float)
+        else:
+            hits, size = matrix.to_numpy(), np.ones(len(matrix))
+        n = len(hits)
+        # how often each sentence is drawn in each resample; one row of counts for all conditions
         counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
-        resampled = counts @ correct / n  # (resamples, conditions)
-        point = effects(dict(zip(matrix.columns, correct.mean(axis=0), strict=True)), conditions)
+        resampled = (counts @ hits) / (counts @ size)[:, None]  # (resamples, conditions)
+        point = effects(dict(zip(matrix.columns, matrix.mean(axis=0), strict=True)), conditions)
         boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
-        row = {"model_name": model, "lang": lang, "N": n}
+        row = {"model_name": model, "lang": lang, "N": len(matrix)}
         for name in point:
-            lo, hi = _percentiles(boot[name])
+            lo, hi = _percentiles(boot[name], value_range(name))
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}
-        rows.append(row | {"resamples": resamples, "rng_seed": seed})
+        interval = bootstrap_name(resamples, seed)
+        rows.append(row | {"sentences": n, "interval": interval})
     return pd.DataFrame(rows)
 
 
-def _percentiles(draws: np.ndarray) -> tuple[float, float]:
+def _percentiles(draws: np.ndarray, bounds: tuple[float, float] = (0.0, 1.0)):
     if np.isnan(draws).all():
         return np.nan, np.nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanpercentile(draws, [2.5, 97.5])
+        lo, hi = np.clip(np.nanpercentile(draws, [2.5, 97.5]), *bounds)
     return float(lo), float(hi)
 
 
@@ -190,11 +282,11 @@ def seed_mean_ci(
     keys: Sequence[str] = ("model_name", "lang", "condition"),
     seed_column: str = "run_seed",
 ) -> pd.DataFrame:
-    """Mean over seeds of each value with a 95 % t interval; ``ci95`` keeps the released rule.
+    """Mean over seeds of each value with a 95 % t interval, clipped to the value's range.
 
-    The t interval is ``mean ± t(0.975, runs − 1) · std / √runs``; ``{value}_ci95`` is the
-    released half-width ``1.96 · std / √runs`` (pandas ``std``, ddof = 1), which is too narrow
-    for three seeds. One seed gives NaN intervals.
+    The interval is ``mean ± t(0.975, runs − 1) · std / √runs`` (pandas ``std``, ddof = 1):
+    with three seeds t is 4.30, where the released tables used 1.96 and were too narrow. One
+    seed gives NaN intervals.
     """
     grouped = table.groupby(list(keys), sort=True)
     runs = grouped[seed_column].nunique()
@@ -204,9 +296,10 @@ def seed_mean_ci(
     for value in values:
         mean, std = grouped[value].mean(), grouped[value].std(ddof=1)
         half = t * std / np.sqrt(runs)
+        low, high = value_range(value)
         out[f"{value}_mean"] = mean
         out[f"{value}_std"] = std
-        out[f"{value}_lo"] = mean - half
-        out[f"{value}_hi"] = mean + half
-        out[f"{value}_ci95"] = 1.96 * std / np.sqrt(runs)
+        out[f"{value}_lo"] = (mean - half).clip(lower=low)
+        out[f"{value}_hi"] = (mean + half).clip(upper=high)
+    out["interval"] = T_OVER_SEEDS
     return out.reset_index()

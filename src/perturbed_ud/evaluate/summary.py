@@ -99,7 +99,7 @@ def _word_at_5(items: pd.DataFrame):
     ]
 
 
-def _item_scores(items: pd.DataFrame) -> pd.DataFrame:
+def item_scores(items: pd.DataFrame) -> pd.DataFrame:
     filters = load_toml("lrec2026_target_filters.toml")
     codes = items["lang"].str.split("_").str[0]
     nan = math.nan
@@ -123,7 +123,7 @@ def _item_scores(items: pd.DataFrame) -> pd.DataFrame:
 
 def _aggregate(items: pd.DataFrame, run: dict) -> pd.DataFrame:
     table = (
-        _item_scores(items)
+        item_scores(items)
         .groupby(GROUP, sort=True)
         .agg(
             word_at_1=("word_at_1", "mean"),
