@@ -319,8 +319,8 @@ def encoder_alone(lm, sentences: list[list[str]], metric: str):
     from perturbed_ud.evaluate.sentence_scores import masked_encodings, masked_rows
 
     rows, positions = [], []
-    for ids, word_ids in masked_encodings(lm.tokenizer, sentences):
-        for row, position, _ in masked_rows(ids, word_ids, lm.mask_id, metric):
+    for ids, _, groups in masked_encodings(lm.tokenizer, sentences):
+        for row, position, _ in masked_rows(ids, groups, lm.mask_id, metric):
             rows.append(row)
             positions.append(position)
     inputs = []

@@ -88,14 +88,16 @@ def test_commands_fail_readably(tmp_path):
     assert result.exit_code == 1 and result.output.startswith("error:")
 
 
-@pytest.mark.parametrize("kind", ["masked", "causal"])
-def test_build_spud_and_score_nonce_against_orig(tmp_path, kind, tiny_bert, tiny_gpt2):
+@pytest.mark.parametrize(
+    ("kind", "grouping"), [("masked", "ud"), ("masked", "tokenizer"), ("causal", "ud")]
+)
+def test_build_spud_and_score_nonce_against_orig(tmp_path, kind, grouping, tiny_bert, tiny_gpt2):
     invoke("build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
            "--limit", "25", "--out", tmp_path)  # fmt: skip
     model = tiny_bert if kind == "masked" else tiny_gpt2
     run = tmp_path / "run"
     invoke("evaluate", "score", "--dataset", tmp_path / "spud", "--model", model,
-           "--kind", kind, "--out", run)  # fmt: skip
+           "--kind", kind, "--word-grouping", grouping, "--out", run)  # fmt: skip
     manifest = json.loads((run / "run.json").read_text())
     assert (manifest["sentences"], manifest["paired"], manifest["too_long"]) == (50, 25, 0)
 
@@ -105,8 +107,11 @@ def test_build_spud_and_score_nonce_against_orig(tmp_path, kind, tiny_bert, tiny
     )
     # the command's scores are the library's, sentence by sentence
     lm = (load_masked_lm if kind == "masked" else load_causal_lm)(str(model))
-    score = pseudo_log_likelihoods if kind == "masked" else causal_log_likelihoods
-    direct = score(Batcher(lm), [list(words) for words in scores["forms"]])
+    sentences = [list(words) for words in scores["forms"]]
+    if kind == "masked":
+        direct = pseudo_log_likelihoods(Batcher(lm), sentences, grouping=grouping)
+    else:
+        direct = causal_log_likelihoods(Batcher(lm), sentences)
     assert scores["log_prob"].to_numpy() == pytest.approx(
         [sum(s.log_probs) for s in direct], abs=1e-4
     )

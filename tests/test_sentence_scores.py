@@ -89,3 +89,62 @@ def test_sentences_longer_than_the_model_are_marked_not_truncated(sentences, tin
         assert all(total != total for total in mixed[1].word_totals(len(long)))  # NaN
         assert [s.log_probs for s in (mixed[0], mixed[2])] == [s.log_probs for s in alone]
         assert not any(s.too_long for s in alone)
+
+
+# --- PPPL-l2r with the tokenizer's words, as minicons groups pieces ----------------------------
+
+MULTILINGUAL = {
+    "zh": "UD_Chinese-GSD/zh_gsd-ud-test.conllu",
+    "fr": "UD_French-GSD/fr_gsd-ud-test.conllu",
+    "he": "UD_Hebrew-IAHLTwiki/he_iahltwiki-ud-test.conllu",
+}
+
+
+@pytest.fixture(scope="module")
+def multilingual_models(tmp_path_factory):
+    """Tiny BERT and XLM-R whose vocabularies know Chinese, French and Hebrew."""
+    from tiny_models import TRAINING_FILES, unigram_xlmr, wordpiece_bert
+
+    files = TRAINING_FILES + list(MULTILINGUAL.values())
+    return {
+        "bert": wordpiece_bert(UD_ROOT, tmp_path_factory.mktemp("bert-zh-fr-he"), files),
+        "xlmr": unigram_xlmr(UD_ROOT, tmp_path_factory.mktemp("xlmr-zh-fr-he"), files),
+    }
+
+
+def split_by_tokenizer(tokenizer, words: list[str]) -> bool:
+    """Whether the tokenizer's words over the joined sentence differ from the UD words."""
+    encoding = tokenizer(" ".join(words), add_special_tokens=False)
+    return len(set(encoding.word_ids()) - {None}) != len(words)
+
+
+@pytest.mark.parametrize("lang", list(MULTILINGUAL))
+@pytest.mark.parametrize("model", ["bert", "xlmr"])
+def test_tokenizer_grouping_equals_minicons_within_word_l2r(multilingual_models, lang, model):
+    """With the tokenizer's words our PPPL-l2r is minicons' token for token. BERT's
+    pre-tokenizer makes every Chinese character and every punctuation mark a word, so for zh
+    and fr (l', aujourd'hui, peut-être) grouping by UD words is another measure; SentencePiece
+    splits words on spaces only, as the space-joined UD words are."""
+    path = multilingual_models[model]
+    lm = load_masked_lm(str(path))
+    candidates = [s.forms for s in read_conllu(UD_ROOT / MULTILINGUAL[lang])]
+    candidates = [words for words in candidates if 3 <= len(words) <= 25]
+    differing = [words for words in candidates if split_by_tokenizer(lm.tokenizer, words)]
+    sentences = (differing + candidates)[:8]
+    ours = pseudo_log_likelihoods(Batcher(lm), sentences, "within_word_l2r", "tokenizer")
+    theirs = peer(minicons.MaskedLMScorer, path).token_score(
+        [" ".join(words) for words in sentences], PLL_metric="within_word_l2r"
+    )
+    for mine, reference in zip(ours, theirs, strict=True):
+        assert mine.log_probs == pytest.approx([v for _, v in reference], abs=1e-4)
+    for words, scores in zip(sentences, ours, strict=True):
+        assert sum(scores.word_totals(len(words))) == pytest.approx(sum(scores.log_probs))
+    by_ud = pseudo_log_likelihoods(Batcher(lm), sentences, "within_word_l2r", "ud")
+    same = all(
+        u.log_probs == pytest.approx(t.log_probs, abs=1e-5)
+        for u, t in zip(by_ud, ours, strict=True)
+    )
+    if model == "bert" and lang in ("zh", "fr"):
+        assert len(differing) >= 8 and not same, "UD words and BERT's words are other groups"
+    elif not differing:
+        assert same, "where the groupings agree, so do the scores"

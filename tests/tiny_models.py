@@ -34,11 +34,11 @@ TRAINING_FILES = [
 ]
 
 
-def ud_text(ud_root: Path) -> list[str]:
-    return [" ".join(s.forms) for f in TRAINING_FILES for s in read_conllu(ud_root / f)]
+def ud_text(ud_root: Path, files=TRAINING_FILES) -> list[str]:
+    return [" ".join(s.forms) for f in files for s in read_conllu(ud_root / f)]
 
 
-def wordpiece_bert(ud_root: Path, folder: Path) -> Path:
+def wordpiece_bert(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
     """BERT with a cased WordPiece vocabulary, like mBERT in miniature."""
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=False)
@@ -46,7 +46,7 @@ def wordpiece_bert(ud_root: Path, folder: Path) -> Path:
     tok.decoder = decoders.WordPiece()
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     tok.train_from_iterator(
-        ud_text(ud_root), WordPieceTrainer(vocab_size=1500, special_tokens=specials)
+        ud_text(ud_root, files), WordPieceTrainer(vocab_size=1500, special_tokens=specials)
     )
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
@@ -65,12 +65,12 @@ def wordpiece_bert(ud_root: Path, folder: Path) -> Path:
     return _save(BertForMaskedLM(config), fast, folder)
 
 
-def unigram_xlmr(ud_root: Path, folder: Path) -> Path:
+def unigram_xlmr(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
     """XLM-R with a SentencePiece-style Unigram vocabulary (▁-prefixed pieces)."""
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
     sp = SentencePieceUnigramTokenizer()
     sp.train_from_iterator(
-        ud_text(ud_root), vocab_size=1500, special_tokens=specials, unk_token="<unk>"
+        ud_text(ud_root, files), vocab_size=1500, special_tokens=specials, unk_token="<unk>"
     )
     tok = sp._tokenizer
     bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")

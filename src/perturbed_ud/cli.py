@@ -271,6 +271,10 @@ def minimal_pair(**values) -> None:
 @kind_option
 @click.option("--metric", type=click.Choice(["within_word_l2r", "original"]),
               default="within_word_l2r", help="Masked LMs: PPPL-l2r or PPPL.")  # fmt: skip
+@click.option("--word-grouping", type=click.Choice(["ud", "tokenizer"]), default="ud",
+              show_default=True,
+              help="Masked LMs, PPPL-l2r: the pieces masked together are those of a UD word, "
+              "or of a tokenizer word as minicons groups them.")  # fmt: skip
 @bos_option
 @click.option("--words-column", default="forms", show_default=True)
 def score(**values) -> None:

@@ -25,6 +25,7 @@ from .runner import Task, finish, one_writer, run_task
 from .sentence_scores import (
     BOS_POLICIES,
     PLL_METRICS,
+    WORD_GROUPINGS,
     causal_log_likelihoods,
     pseudo_log_likelihoods,
 )
@@ -36,6 +37,7 @@ class ScoreSettings(BatchSettings):
     kind: str = "masked"
     metric: str = "within_word_l2r"  # masked LMs: PPPL-l2r, or "original" for PPPL
     bos: str = "prepend"  # causal LMs
+    word_grouping: str = "ud"  # masked LMs: which pieces form a word for PPPL-l2r
     words_column: str = "forms"
 
     def __post_init__(self):
@@ -44,6 +46,8 @@ class ScoreSettings(BatchSettings):
             raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
         if self.metric not in PLL_METRICS or self.bos not in BOS_POLICIES:
             raise ValueError(f"metric in {PLL_METRICS}, bos in {BOS_POLICIES}")
+        if self.word_grouping not in WORD_GROUPINGS:
+            raise ValueError(f"word_grouping must be one of {WORD_GROUPINGS}")
 
     @property
     def measure(self) -> str:
@@ -61,7 +65,7 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     if options.kind == "causal":
         scores = causal_log_likelihoods(batcher, sentences, options.bos)
     else:
-        scores = pseudo_log_likelihoods(batcher, sentences, options.metric)
+        scores = pseudo_log_likelihoods(batcher, sentences, options.metric, options.word_grouping)
     out = {"token_log_probs": [], "token_words": [], "word_log_probs": []}
     out |= {"log_prob": [], "n_tokens": [], "perplexity": [], "too_long": []}
     for words, s in zip(sentences, scores, strict=True):
