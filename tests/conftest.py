@@ -105,3 +105,37 @@ def tiny_gpt2(tmp_path_factory):
     from tiny_models import byte_level_gpt2
 
     return byte_level_gpt2(UD_ROOT, tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture
+def file_server(monkeypatch):
+    """Serves a folder over HTTP on loopback (the standard library's file handler): what a
+    download is tested against. Call it with the folder; it returns the base URL."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    servers = []
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):
+            pass
+
+    def serve(root: Path) -> str:
+        server = ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Quiet, directory=str(root))
+        )
+        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield serve
+    for server, thread in servers:
+        server.shutdown()
+        server.server_close()
+        thread.join()

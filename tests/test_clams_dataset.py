@@ -439,3 +439,93 @@ def test_embedded_grammars_build_with_their_forms_checked(tmp_path):
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "found in no source: " + ", ".join(check["unknown"]) in card
     assert len(manifest["configs"]["en"]["splits"]) == 7
+
+
+# --- the paper's own grammars, fetched at a pinned commit --------------------------------------
+
+
+def clams_mirror(root: Path, tamper: str | None = None) -> Path:
+    """A folder laid out as the CLAMS repository at the pinned commit, with the released
+    German and French grammars; ``tamper`` names a file given one more line."""
+    commit = clams.paper_release()["commit"]
+    tree = root / "aaronmueller" / "clams" / commit
+    tree.mkdir(parents=True)
+    if CLAMS.is_dir():
+        shutil.copy(CLAMS / "LICENSE", tree / "LICENSE")
+        for lang in LANGS:
+            shutil.copytree(CLAMS / f"{lang}_replication", tree / f"{lang}_replication")
+    else:  # files of the right names, not the released bytes
+        (tree / "LICENSE").write_text("Apache License\nVersion 2.0\n")
+        shutil.copytree(PACKAGED / "de", tree / "de_replication")
+    if tamper:
+        with open(tree / tamper, "a", encoding="utf-8") as f:
+            f.write("\n")
+    return root / "aaronmueller" / "clams"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@needs_clams_reference
+def test_paper_grammars_are_fetched_once_and_give_the_released_sets(
+    tmp_path, cache, file_server, monkeypatch, dataset
+):
+    url = file_server(clams_mirror(tmp_path / "mirror"))
+    monkeypatch.setenv("PERTURBED_UD_CLAMS_URL", url)
+    fetched = build(tmp_path / "a", "--paper-grammars", "--langs", "de,fr")
+    folder = cache / "clams" / "clams-36b5c9a"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "LICENSE",
+        "de_replication",
+        "fr_replication",
+    ]
+    for lang in LANGS:
+        for construction in CONSTRUCTIONS:
+            assert evalset_of(fetched, lang, construction) == released(lang, construction)
+    parquet = {k: v for k, v in digests(fetched).items() if k.endswith(".parquet")}
+    assert parquet == {k: v for k, v in digests(dataset).items() if k.endswith(".parquet")}
+    manifest = json.loads((fetched / "build.json").read_text())
+    assert manifest["parameters"]["paper_grammars"] == (
+        "aaronmueller/clams@36b5c9a56ecc51d3eedb6c1a85b805085d631c71"
+    )
+    assert {s["origin"] for s in manifest["sources"]} == {"CLAMS repository"}
+    assert {s["license"] for s in manifest["sources"]} == {"Apache-2.0"}
+    card = (fetched / "README.md").read_text()
+    assert "fetched from aaronmueller/clams@36b5c9a" in card and "this project's own" not in card
+
+    monkeypatch.setenv("PERTURBED_UD_CLAMS_URL", "http://127.0.0.1:9")  # nothing listens
+    again = build(tmp_path / "b", "--paper-grammars", "--langs", "de,fr", "--offline")
+    assert digests(again) == digests(fetched), "the cache serves a second build, offline"
+
+
+def test_a_changed_grammar_file_is_refused_and_nothing_is_cached(
+    tmp_path, cache, file_server, monkeypatch
+):
+    url = file_server(clams_mirror(tmp_path / "mirror", tamper="de_replication/common.avg"))
+    monkeypatch.setenv("PERTURBED_UD_CLAMS_URL", url)
+    result = cli("build", "clams", "--paper-grammars", "--langs", "de", "--out", str(tmp_path))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "is not the pinned file" in result.output and "--grammar-dir DIR" in result.output
+    assert not cache.exists() and not (tmp_path / "clams").exists()
+
+
+def test_paper_grammars_options_are_checked(tmp_path, cache):
+    def error(*args: str) -> str:
+        result = cli("build", "clams", *args, "--out", str(tmp_path))
+        assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+        return result.output
+
+    assert "Marvin & Linzen" in error("--paper-grammars", "--langs", "en,de")
+    assert "not in the cache and --offline" in error("--paper-grammars", "--offline")
+    assert "leave out --grammar-dir" in error("--paper-grammars", "--grammar-dir", str(PACKAGED))
+    assert "--offline applies to --paper-grammars" in error("--offline")
+    assert not cache.exists() and not (tmp_path / "clams").exists()
+
+
+def test_packaged_card_marks_its_grammars_as_ours_with_the_papers_counts(packaged):
+    card = (packaged / "README.md").read_text()
+    assert "The grammars of de, en, fr, he, ru are this project's own" in card
+    assert "| `prep_anim` | 8400 / 12600 | 8400 / 16800 |" in card

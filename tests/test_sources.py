@@ -18,14 +18,15 @@ import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
 
+import perturbed_ud.download as download_module
 import perturbed_ud.ud.sources as sources_module
 from perturbed_ud.cli import main
+from perturbed_ud.download import cache_dir
 from perturbed_ud.errors import CoNLLUError, InputError, SourceError
 from perturbed_ud.ud.conllu_io import read_conllu
 from perturbed_ud.ud.selection import Selection, all_sentences, select
 from perturbed_ud.ud.sources import (
     UD_RELEASE,
-    cache_dir,
     download,
     from_files,
     from_ud_root,
@@ -408,7 +409,7 @@ def test_a_silent_server_times_out(tmp_path, monkeypatch):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()  # accepts connections, never answers
-    monkeypatch.setattr(sources_module, "DOWNLOAD_TIMEOUT", 0.5)
+    monkeypatch.setattr(download_module, "TIMEOUT", 0.5)
     try:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         with pytest.raises(SourceError, match="timed out"):

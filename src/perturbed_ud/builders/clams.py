@@ -5,7 +5,9 @@ split name), one row per minimal pair in generation order: the order of the rele
 evalsets, so the released grammars give back the released sentences. Grammars come from a
 folder of ``.avg`` files: the project's own (``lexicons/clams/<lang>/``, Apache-2.0) by
 default, or any ``--grammar-dir``, which holds either one language's grammars or one folder
-per language (``<lang>/``, or ``<lang>_replication/`` as in the CLAMS repository).
+per language (``<lang>/``, or ``<lang>_replication/`` as in the CLAMS repository), or the
+paper's own grammars (``paper_grammars``), fetched from the CLAMS repository at a pinned
+commit into the cache, every file checked against its pinned sha256.
 ``build.json`` and the card name a grammar folder by its base name and the grammar files by
 name and sha256, never by a path of the machine that built them: both are published.
 """
@@ -13,6 +15,7 @@ name and sha256, never by a path of the machine that built them: both are publis
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -25,12 +28,14 @@ from datasets import Features, List, Value
 
 from ..data.card import CardText, markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
-from ..errors import GrammarError, InputError
+from ..download import cache_dir, fetch_all
+from ..errors import GrammarError, InputError, SourceError
 from ..files import file_sha256
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MAX_SENTENCES, MinimalPair, minimal_sets
 from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
 from ..grammar.parser import Grammar
+from ..lexicons import load_toml
 from ..options import comma_words
 from ..registry import FAMILIES
 from .family import DatasetFamily, check_settings, setting, version_setting
@@ -68,6 +73,17 @@ FEATURES = Features(
         "varied_attributes": List(Value("string")),
     }
 )
+
+# Minimal sets per construction and language in the CLAMS paper (Mueller et al. 2020, Table 6).
+PAPER_MINIMAL_SETS = {
+    "simple_agrmt": {"en": 140, "fr": 280, "de": 140, "he": 140, "ru": 280},
+    "vp_coord": {"en": 840, "fr": 980, "de": 980, "he": 980, "ru": 980},
+    "long_vp_coord": {"en": 400, "fr": 500, "de": 500, "he": 500, "ru": 500},
+    "subj_rel": {"en": 11200, "fr": 11200, "de": 11200, "he": 11200, "ru": 10080},
+    "obj_rel_within_anim": {"en": 11200, "fr": 11200, "de": 11200, "he": 11200, "ru": 11200},
+    "obj_rel_across_anim": {"en": 11200, "fr": 11200, "de": 11200, "he": 11200, "ru": 11200},
+    "prep_anim": {"en": 16800, "fr": 14000, "de": 12600, "he": 5600, "ru": 5880},
+}
 
 CLAMS_CITATION = """\
 @inproceedings{mueller-etal-2020-cross,
@@ -190,6 +206,52 @@ def _source(lang: str, folder: Path, embedded: bool, shown: str) -> GrammarSourc
     else:
         name, origin = f"grammars {folder.name}", "folder"
     return GrammarSource(lang, folder, shown, name, licence, origin, licence_file, holders)
+
+
+PAPER_GRAMMARS_HINT = (
+    "Without network, build from a local copy of the CLAMS repository with --grammar-dir DIR "
+    "(a clone of https://github.com/aaronmueller/clams: its <lang>_replication/ folders), or "
+    "leave out --paper-grammars to build from this project's own grammars."
+)
+
+
+def paper_release() -> dict:
+    """The pinned CLAMS release: repository, commit, base URL and each file's sha256."""
+    return load_toml("clams_release.toml")
+
+
+def paper_grammars(
+    langs: tuple[str, ...] | None = None, *, offline: bool = False, base_url: str | None = None
+) -> Path:
+    """The folder of the paper's released grammars (``<lang>_replication/``) in the cache,
+    fetched on first use for ``langs`` (default: all of them); ``offline`` reads the cache
+    only. ``PERTURBED_UD_CLAMS_URL`` overrides the base URL (a mirror)."""
+    release = paper_release()
+    available = sorted(
+        {name.split("_replication/")[0] for name in release["sha256"] if "/" in name}
+    )
+    wanted = list(langs or available)
+    if unknown := [lang for lang in wanted if lang not in available]:
+        raise InputError(
+            f"the CLAMS paper released grammars for {', '.join(available)}, not for "
+            f"{', '.join(unknown)}: its English sets come from Marvin & Linzen's templates, not "
+            "a grammar. Leave out --paper-grammars for this project's own grammars."
+        )
+    names = ["LICENSE"] + [
+        name for name in release["sha256"] if name.split("_replication/")[0] in wanted
+    ]
+    folder = cache_dir() / "clams" / f"clams-{release['commit'][:7]}"
+    missing = [name for name in names if not (folder / name).is_file()]
+    if missing and offline:
+        raise SourceError(
+            f"{folder / missing[0]} is not in the cache and --offline was given\n"
+            f"{PAPER_GRAMMARS_HINT}"
+        )
+    if missing:
+        base_url = base_url or os.environ.get("PERTURBED_UD_CLAMS_URL", release["base_url"])
+        url = f"{base_url.rstrip('/')}/{release['commit']}"
+        fetch_all(url, missing, folder, hint=PAPER_GRAMMARS_HINT, sha256=release["sha256"])
+    return folder
 
 
 def find_languages(grammar_dir: str | Path | None = None, lang: str | None = None) -> dict:
@@ -352,11 +414,21 @@ class ClamsSettings:
     ud_root: str | Path | None = setting(
         "UD treebanks to check every varied form's number against (card only)", default=None
     )
+    paper_grammars: bool = setting(
+        "the CLAMS paper's own grammars (de, fr, he, ru), fetched from the CLAMS repository "
+        "at a pinned commit into the cache",
+        default=False,
+    )
+    offline: bool = setting("with paper_grammars: read the cache only", default=False)
     version: str = version_setting()
 
     def __post_init__(self):
         if self.langs is not None:
             check_settings(self, "langs")
+        if self.paper_grammars and (self.grammar_dir is not None or self.lang is not None):
+            raise InputError("--paper-grammars brings its own grammars: leave out --grammar-dir")
+        if self.offline and not self.paper_grammars:
+            raise InputError("--offline applies to --paper-grammars (read the cache only)")
 
 
 @FAMILIES.register("agreement.clams.v1")
@@ -373,9 +445,17 @@ class Clams(DatasetFamily):
     settings_class = ClamsSettings
 
     @cached_property
+    def _grammar_dir(self) -> str | Path | None:
+        """The folder read: the setting's, or the paper's grammars in the cache."""
+        settings = self.settings
+        if settings.paper_grammars:
+            return paper_grammars(settings.langs, offline=settings.offline)
+        return settings.grammar_dir
+
+    @cached_property
     def _sources(self) -> list[GrammarSource]:
         settings = self.settings
-        found = find_languages(settings.grammar_dir, settings.lang)
+        found = find_languages(self._grammar_dir, settings.lang)
         sources = select_languages(found, list(settings.langs or ()))
         for source in sources:
             _read(source)
@@ -396,11 +476,15 @@ class Clams(DatasetFamily):
         return {"lang": source.lang, "source": source.describe(), "config": config}
 
     def manifest(self, results: list[dict]) -> dict:
+        parameters = {
+            "langs": ",".join(r["lang"] for r in results),
+            "grammar_dir": grammar_dir_name(self._grammar_dir),
+        }
+        if self.settings.paper_grammars:
+            release = paper_release()
+            parameters["paper_grammars"] = f"{release['repository']}@{release['commit']}"
         return {
-            "parameters": {
-                "langs": ",".join(r["lang"] for r in results),
-                "grammar_dir": grammar_dir_name(self.settings.grammar_dir),
-            },
+            "parameters": parameters,
             "sources": [r["source"] for r in results],
             "configs": {r["lang"]: r["config"] for r in results if r["config"]["splits"]},
         }
@@ -440,11 +524,42 @@ class Clams(DatasetFamily):
         ]
         empty = [f"{lang} {s}" for lang in langs for s in configs[lang]["empty_splits"]]
         languages = ", ".join(langs)
+        set_rows = [
+            [
+                f"`{c}`",
+                *(
+                    f"{configs[lang]['minimal_sets'].get(c, '–')} / "
+                    f"{PAPER_MINIMAL_SETS.get(c, {}).get(lang, '–')}"
+                    for lang in langs
+                ),
+            ]
+            for c in constructions
+        ]
+        ours = [s["lang"] for s in manifest["sources"] if s["origin"] == "perturbed-ud"]
+        release = paper_release()
+        origin_note = (
+            f"The grammars of {', '.join(ours)} are this project's own: written after the "
+            "paper's constructions, with their own vocabularies, so their counts are not the "
+            "paper's (table below). `--paper-grammars` builds the paper's own German, French, "
+            f"Hebrew and Russian sets from the CLAMS repository ({release['repository']} at "
+            f"{release['commit'][:7]}); its English sets came from Marvin & Linzen's "
+            "templates, not from a grammar."
+            if ours
+            else ""
+        )
+        fetched = manifest["parameters"].get("paper_grammars")
+        if fetched:
+            origin_note = (
+                f"The grammars were fetched from {fetched}, every file checked against its "
+                "pinned sha256: the paper's own sets."
+            )
         return CardText(
             loading_comment="one split per construction",
             parameters=f"Languages: {languages}. Rows: one per minimal pair.",
             sources=f"""\
 {markdown_table(["lang", "grammars", "licence", "files"], source_rows)}
+
+{origin_note}
 
 The grammars of this project (`lexicons/clams/`) are under Apache-2.0, the licence of the
 perturbed-ud code; the grammars of the CLAMS repository (Mueller et al. 2020) are under
@@ -455,6 +570,11 @@ any ungrammatical variant give no pair and are counted as drops: {", ".join(drop
 Constructions without any pair, left out: {", ".join(empty) or "none"}.
 
 {markdown_table(["construction", *langs], stat_rows)}
+
+Minimal sets (a grammatical sentence with its ungrammatical variants), this build / the
+paper's Table 6 (animate nouns):
+
+{markdown_table(["construction", *langs], set_rows)}
 
 {_form_check_text(configs)}""",
             citation="",
@@ -478,6 +598,11 @@ Constructions without any pair, left out: {", ".join(empty) or "none"}.
             click.option("--max-sentences", type=click.IntRange(min=1), default=MAX_SENTENCES,
                          show_default=True,
                          help="Refuse a construction that would expand to more sentences."),
+            click.option("--paper-grammars", is_flag=True,
+                         help="The paper's own grammars (de, fr, he, ru), fetched from the "
+                         "CLAMS repository at a pinned commit into the cache."),
+            click.option("--offline", is_flag=True,
+                         help="With --paper-grammars: use only the cache."),
         ]  # fmt: skip
 
     @classmethod

@@ -12,16 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
 from ..data.licences import stated_licence
+from ..download import cache_dir, fetch_all
 from ..errors import SourceError
 from ..files import check_name, file_sha256
 from .conllu_io import conllu_stem, split_files
@@ -29,7 +26,6 @@ from .conllu_io import conllu_stem, split_files
 # The UD release every download is pinned to (a tag of each UniversalDependencies repository).
 UD_RELEASE = "r2.16"
 UD_BASE_URL = "https://raw.githubusercontent.com/UniversalDependencies"
-DOWNLOAD_TIMEOUT = 30  # seconds any one connection or read may wait
 # What to try when a download fails: said once, in every download error.
 NO_DOWNLOAD_HINT = (
     "Without network, build from the PUD sample that ships with perturbed-ud (leave out "
@@ -323,22 +319,6 @@ def from_sample(lang: str, split: str, name: str | None = None) -> Treebank:
     return treebank
 
 
-def cache_dir() -> Path:
-    """The user cache for downloaded treebanks (PERTURBED_UD_CACHE overrides it)."""
-    if "PERTURBED_UD_CACHE" in os.environ:
-        return Path(os.environ["PERTURBED_UD_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "perturbed-ud"
-
-
-def _fetch(url: str, target: Path) -> None:
-    try:
-        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
-            target.write_bytes(response.read())
-    except (urllib.error.URLError, OSError) as err:
-        raise SourceError(f"could not download {url}: {err}\n{NO_DOWNLOAD_HINT}") from None
-
-
 def download(
     lang: str,
     name: str,
@@ -364,28 +344,11 @@ def download(
             f"{folder / missing[0]} is not in the cache and --offline was given\n{NO_DOWNLOAD_HINT}"
         )
     if missing:
-        _fetch_all(f"{base_url.rstrip('/')}/{name}/{release}", missing, folder)
+        url = f"{base_url.rstrip('/')}/{name}/{release}"
+        fetch_all(url, missing, folder, hint=NO_DOWNLOAD_HINT)
     treebank = _treebank(lang, name, code, [folder / wanted[0]], folder)
     treebank.release, treebank.release_source = release, "download"
     return treebank
-
-
-def _fetch_all(url: str, filenames: list[str], folder: Path) -> None:
-    """Download every file or none: into a temporary sibling folder, then moved in place."""
-    created = [p for p in (folder, *folder.parents) if not p.exists()]
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    try:
-        for filename in filenames:
-            _fetch(f"{url}/{filename}", partial / filename)
-        folder.mkdir(exist_ok=True)
-        for filename in filenames:
-            os.replace(partial / filename, folder / filename)
-    finally:
-        shutil.rmtree(partial, ignore_errors=True)
-        for path in created:  # the folders this call made, deepest first, if still empty
-            if path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
 
 
 def _declare(treebanks: list[Treebank], release: str | None) -> list[Treebank]:
