@@ -192,36 +192,69 @@ def evaluate() -> None:
     """Run language models over a dataset and report the research statistics."""
 
 
+def _comma_list(ctx, param, values) -> list[str] | None:
+    """A repeatable option whose values may each be comma lists: --config a,b --config c."""
+    from .options import comma_words
+
+    names = [name for value in values for name in comma_words(value)]
+    return names or None
+
+
 def run_options(command):
     """The options every evaluate task shares: data, model, device, batching, run folder."""
     options = [
         click.option("--dataset", required=True, help="A dataset folder or Hub id."),
-        click.option("--config", "configs", multiple=True, help="Configs (default: all)."),
+        click.option("--config", "configs", multiple=True, callback=_comma_list,
+                     help="Configs, comma-separated or repeated (default: all)."),
+        click.option("--splits", multiple=True, callback=_comma_list,
+                     help="Splits, comma-separated (default: all)."),
+        click.option("--limit", type=click.IntRange(min=1),
+                     help="Score only the first N rows of each split (a smoke test)."),
         click.option("--model", required=True, help="Model name or local path."),
         click.option("--revision", help="Model revision (branch, tag or commit)."),
         click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0."),
         click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="GPU autocast."),
-        click.option("--max-tokens", type=int, default=16384, show_default=True,
-                     help="Rows × padded length per forward pass."),
-        click.option("--num-proc", type=int, help="Worker processes, one per GPU."),
+        click.option("--max-tokens", type=click.IntRange(min=1), default=16384,
+                     show_default=True, help="Rows × padded length per forward pass."),
+        click.option("--num-proc", type=click.IntRange(min=1),
+                     help="Worker processes, one per GPU."),
         click.option("--out", required=True, type=click.Path(), help="Run folder (resumable)."),
+        click.option("--overwrite", is_flag=True,
+                     help="Replace a run of other settings in --out instead of refusing."),
+        click.option("--verbose", is_flag=True,
+                     help="Show the libraries' own progress bars and logging."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
     return command
 
 
-RUN_OPTIONS = ("dataset", "model", "out", "configs", "revision", "dataset_revision", "device",
-               "num_proc")  # fmt: skip
+RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
+               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+
+
+def precheck(task: str, values: dict) -> None:
+    """The checks that need no library: a mistyped local path, or data of another family,
+    fails at once, before torch, transformers and datasets are imported."""
+    from .evaluate.inputs import check_dataset, check_model_path, choose_configs, local_manifest
+
+    manifest = local_manifest(values["dataset"])
+    check_dataset(task, values["dataset"], manifest)
+    choose_configs(values["dataset"], manifest, values["configs"], values["splits"])
+    check_model_path(values["model"])
 
 
 def run_task_command(evaluate_fn, settings_cls, values: dict) -> None:
     """Split the options into the run's and the task's settings, run it, report the folder."""
+    if not values.pop("verbose"):
+        from .evaluate.runner import quiet_libraries
+
+        quiet_libraries()
     run = {name: values.pop(name) for name in RUN_OPTIONS}
     folder = evaluate_fn(
         run.pop("dataset"), run.pop("model"), run.pop("out"), settings=settings_cls(**values),
-        configs=list(run.pop("configs")) or None, **run,
+        **run,
     )  # fmt: skip
     click.echo(f"wrote {folder}")
 
@@ -232,7 +265,10 @@ scoring_option = click.option(
 )  # fmt: skip
 
 
-kind_option = click.option("--kind", type=click.Choice(["masked", "causal"]), default="masked")
+kind_option = click.option(
+    "--kind", type=click.Choice(["masked", "causal"]),
+    help="masked or causal (default: what the model's config says).",
+)  # fmt: skip
 bos_option = click.option(
     "--bos", type=click.Choice(["prepend", "none"]), default="prepend",
     help="Causal LMs: prepend BOS, or leave the first token unscored.",
@@ -247,6 +283,7 @@ bos_option = click.option(
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
 def masked_word(**values) -> None:
     """Mask each item's target word and rebuild it by beam search over its pieces."""
+    precheck("masked-word", values)
     from .evaluate.masked_word import MaskedWordSettings
     from .evaluate.runner import evaluate_masked_word
 
@@ -261,6 +298,7 @@ def masked_word(**values) -> None:
 @click.option("--final-period", is_flag=True, help="End every sentence with a period.")
 def minimal_pair(**values) -> None:
     """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
+    precheck("minimal-pair", values)
     from .evaluate.minimal_pair import MinimalPairSettings, evaluate_minimal_pairs
 
     run_task_command(evaluate_minimal_pairs, MinimalPairSettings, values)
@@ -279,6 +317,7 @@ def minimal_pair(**values) -> None:
 @click.option("--words-column", default="forms", show_default=True)
 def score(**values) -> None:
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
+    precheck("score", values)
     from .evaluate.sentence_task import ScoreSettings, evaluate_scores
 
     run_task_command(evaluate_scores, ScoreSettings, values)

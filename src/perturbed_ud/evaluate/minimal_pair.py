@@ -20,7 +20,7 @@ from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
 from .plots import grouped_bars
-from .runner import Task, finish, one_writer, run_task
+from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
 from .stats import WILSON, wilson_interval
 from .summary import write_table
@@ -28,14 +28,14 @@ from .summary import write_table
 
 @dataclass(frozen=True, kw_only=True)
 class MinimalPairSettings(BatchSettings):
-    kind: str = "masked"
+    kind: str | None = None  # None: the model's own kind
     bos: str = "prepend"  # causal LMs only
     capitalize: bool = False
     final_period: bool = False
 
     def __post_init__(self):
         super().__post_init__()
-        if self.kind not in MODEL_KINDS:
+        if self.kind not in (*MODEL_KINDS, None):
             raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
         if self.bos not in BOS_POLICIES:
             raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
@@ -152,7 +152,7 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@one_writer
+@evaluation("minimal-pair", MinimalPairSettings)
 def evaluate_minimal_pairs(
     dataset: str,
     model: str,
@@ -161,7 +161,10 @@ def evaluate_minimal_pairs(
     settings: MinimalPairSettings | None = None,
     **options,
 ) -> Path:
-    """Score every pair of the dataset's configs; write pairs, accuracy tables and a figure."""
+    """Does the model prefer each pair's grammatical sentence? Write the scored pairs,
+    accuracy per language and construction, and a figure; return the run folder.
+
+    ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     columns = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form",
                "bad_form", "good_positions", "bad_positions")  # fmt: skip
@@ -187,5 +190,5 @@ def evaluate_minimal_pairs(
         title="Minimal-pair accuracy (Wilson 95% CI)", ylabel="accuracy",
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
-    finish(run, header, pairs=len(scored), outcomes=outcomes)
+    finish(run, header, {"accuracy": records(table)}, pairs=len(scored), outcomes=outcomes)
     return run

@@ -63,7 +63,7 @@ def describe_model(
 
     config = pretrained(AutoConfig, name, revision)
     if kind is not None:
-        _check_kind(name, config, kind, choosable=True)
+        check_kind(name, config, kind, choosable=True)
     tokenizer = _tokenizer(name, revision, config)
     return {
         "model": name,
@@ -179,7 +179,7 @@ def _tokenizer(name: str, revision: str | None, config):
     return tokenizer
 
 
-def _model_kind(config) -> tuple[str, str] | None:
+def model_kind_of(config) -> tuple[str, str] | None:
     """``("masked" | "causal", why)`` for a checkpoint, from its config alone; None where the
     config cannot tell (an encoder-decoder, or a type with neither head).
 
@@ -204,10 +204,10 @@ def _model_kind(config) -> tuple[str, str] | None:
     return None
 
 
-def _check_kind(name: str, config, kind: str, choosable: bool) -> None:
+def check_kind(name: str, config, kind: str, choosable: bool) -> None:
     """Refuse a model of the other kind than the one asked for; ``choosable``: the command
     has a ``--kind`` option to name in the message."""
-    found = _model_kind(config)
+    found = model_kind_of(config)
     if found is None or found[0] == kind:
         return
     actual, why = found
@@ -225,7 +225,7 @@ def device_for(device: str, rank: int | None) -> str:
     return device
 
 
-def _checked_device(device: str) -> torch.device:
+def checked_device(device: str) -> torch.device:
     """The device to load onto, checked first: torch reports a device it cannot use with an
     assertion or a CUDA error, and only once the model is loaded."""
     try:
@@ -257,9 +257,9 @@ def _load(
     if key not in _CACHE:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
-        checked = _checked_device(device)
+        checked = checked_device(device)
         config = pretrained(AutoConfig, name, revision)
-        _check_kind(name, config, kind, choosable)
+        check_kind(name, config, kind, choosable)
         tokenizer = _tokenizer(name, revision, config)
         if kind == "masked" and tokenizer.mask_token_id is None:
             raise InputError(f"{name} has no mask token: not a masked language model")

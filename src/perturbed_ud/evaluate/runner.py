@@ -6,8 +6,12 @@ accelerate launch (RANK / WORLD_SIZE) gives each process every world-th chunk in
 Layout of ``RUN/``: ``chunks/<lang>_seed<seed>/<split>/<k>.parquet`` (finished work, kept
 across interruptions), ``items.parquet`` and ``items.jsonl`` (scored items in the released
 schema plus sent_id and seed), summaries and plots, and ``run.json`` (model identity,
-settings, versions, drop counts). The ``orig`` splits that every family config of a
-(language, seed) shares are scored once.
+settings, versions, drop counts), and ``results.json`` (every metric, with the dataset's and
+the model's identities, as lm-evaluation-harness writes one per run). The ``orig`` splits
+that every family config of a (language, seed) shares are scored once.
+
+Nothing is written before the inputs are checked (`evaluation`): a mistake costs no folder,
+and a run whose settings changed before any chunk was scored simply starts again.
 """
 
 from __future__ import annotations
@@ -17,24 +21,50 @@ import json
 import multiprocessing
 import os
 import platform
+import shutil
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 from rich.progress import Progress
 
 from .. import __version__
-from ..errors import RunError
+from ..errors import InputError, RunError
 from ..files import atomic_path, check_name, exclusive, output_folder, write_text
 from .datasets_io import config_names, dataset_content, load_config, require_columns
+from .inputs import check_dataset, check_model_path, choose_configs, local_manifest, model_kind
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import Conditions, dataset_conditions
 
 CHUNK_ROWS = 512
+# Settings that apply to one kind of model only: left out of the run's record for the other.
+ONLY_FOR_KIND = {"bos": "causal", "metric": "masked", "word_grouping": "masked"}
+
+
+def recorded_settings(settings) -> dict:
+    """The settings that apply to this run's kind of model, for run.json and the signature."""
+    kind = getattr(settings, "kind", None)
+    values = asdict(settings)
+    return {k: v for k, v in values.items() if kind is None or ONLY_FOR_KIND.get(k, kind) == kind}
+
+
+def quiet_libraries() -> None:
+    """Turn off the libraries' own progress bars and info logging ("Loading weights",
+    "Generating split"): the run's one progress bar says what happens."""
+    import datasets
+    import huggingface_hub
+    import transformers
+
+    datasets.logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    huggingface_hub.utils.disable_progress_bars()
 
 
 def _versions() -> dict:
@@ -51,19 +81,34 @@ def _versions() -> dict:
     }
 
 
-def _start(run: Path, header: dict) -> None:
-    """Create the run folder, or check that an existing one was started the same way."""
+def say(message: str) -> None:
+    """A line for the user on stderr, where the progress bar is."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def _start(run: Path, header: dict, overwrite: bool) -> None:
+    """Create the run folder, or check that an existing one was started the same way.
+
+    A run of other settings is replaced with ``overwrite``, or when it scored nothing yet
+    (a failed start); otherwise its chunks are kept and the user told how to replace them."""
     path = run / "run.json"
     if path.exists():
         try:
             previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:  # e.g. torn by a full disk before writes were atomic
-            raise RunError(f"{path} is unreadable ({err}); choose another --out") from None
+        except (OSError, ValueError):  # torn: nothing can resume from it
+            previous = {}
+        chunks = run / "chunks"
+        scored = chunks.is_dir() and any(chunks.rglob("*.parquet"))
         if previous.get("signature") != header["signature"]:
-            raise RunError(
-                f"{run} holds a run with other settings or data ({previous.get('signature')}); "
-                "choose another --out"
-            )
+            if scored and not overwrite:
+                raise RunError(
+                    f"{run} holds a run with other settings or data "
+                    f"({previous.get('signature')}): add --overwrite to replace it, or "
+                    "choose another --out"
+                )
+            shutil.rmtree(chunks, ignore_errors=True)
+            for name in ("results.json", "run.json"):
+                (run / name).unlink(missing_ok=True)
     output_folder(run)
     _write_json(path, header)
 
@@ -121,19 +166,27 @@ def run_task(
     out: str | Path,
     *,
     configs: list[str] | None = None,
+    splits: list[str] | None = None,
+    limit: int | None = None,
     device: str = "cpu",
     revision: str | None = None,
     dataset_revision: str | None = None,
     num_proc: int | None = None,
+    overwrite: bool = False,
 ) -> tuple[Path, pd.DataFrame, dict]:
     """Score every split of ``configs`` (each distinct split once) into ``out/chunks``.
 
-    Returns the run folder, all scored rows (dataset columns, the task's columns and the
-    ``split_key`` they were scored under), and the run header that `finish` completes.
+    ``splits`` keeps only those splits, ``limit`` the first rows of each split. Returns the
+    run folder, all scored rows (dataset columns, the task's columns and the ``split_key``
+    they were scored under), and the run header that `finish` completes.
     Under torchrun or accelerate every rank scores its share of the chunks; rank 0 waits
     for the rest and gets the rows, the other ranks get None.
     """
-    from datasets.utils.logging import disable_progress_bar, enable_progress_bar
+    from datasets.utils.logging import (
+        disable_progress_bar,
+        enable_progress_bar,
+        is_progress_bar_enabled,
+    )
 
     run = Path(out)
     content = dataset_content(dataset)  # the files' hash: what the run resumes on
@@ -147,20 +200,24 @@ def run_task(
         "dataset": dataset,
         "dataset_revision": dataset_revision,
         "dataset_content_sha256": content,
+        "dataset_build": _build_identity(local_manifest(dataset)),
         "configs": configs,
+        "splits": splits,
+        "limit": limit,
         "model": model,
         "revision": revision,
         "model_identity": identity,
         "device": device,
-        "settings": asdict(task.settings),
+        "settings": recorded_settings(task.settings),
         "chunk_rows": CHUNK_ROWS,
         "num_proc": num_proc,
         "versions": _versions(),
         "signature": f"{task.name}|model:{model}@{identity['revision']}|"
         f"data:{content or f'{dataset}@{dataset_revision}'}|"
-        + "|".join(f"{k}:{v}" for k, v in asdict(task.settings).items()),
+        f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
+        + "|".join(f"{k}:{v}" for k, v in recorded_settings(task.settings).items()),
     }
-    _start(run, header)
+    _start(run, header, overwrite)
     if num_proc and num_proc > 1:
         multiprocessing.set_start_method("spawn", force=True)
     kwargs = {
@@ -170,35 +227,53 @@ def run_task(
     rank, world = launcher_rank()
     if world > 1 and device == "cuda":
         kwargs["device"] = f"cuda:{os.environ.get('LOCAL_RANK', rank)}"
-    splits = {}
+    by_key = {}
     for config in configs:
         ds = load_config(dataset, config, dataset_revision, content)
         for split, split_ds in ds.items():
+            if splits and split not in splits:
+                continue
+            if limit is not None:
+                split_ds = split_ds.select(range(min(limit, len(split_ds))))
             where = f"split {split!r} of config {config!r} of {dataset}"
             require_columns(split_ds.column_names, task.columns, f"evaluate {task.name}", where)
             key = task.split_key(config, split, split_ds[0])
             for name in key.split("/"):  # from the dataset's names and values: untrusted
                 check_name(name, "chunk folder")
-            splits.setdefault(key, split_ds)
+            by_key.setdefault(key, split_ds)
     chunks = [
         (key, start, min(start + CHUNK_ROWS, len(split_ds)),
          run / "chunks" / key / f"{start // CHUNK_ROWS:05d}.parquet")
-        for key, split_ds in splits.items()
+        for key, split_ds in by_key.items()
         for start in range(0, len(split_ds), CHUNK_ROWS)
     ]  # fmt: skip
+    if not chunks:
+        raise InputError(f"no rows to score in {dataset} with these configs and splits")
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
+    done = sum(path.exists() for *_, path in mine)
+    if done:
+        say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
+    bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
-        with Progress() as progress:
+        with Progress(transient=False) as progress:
             bar = progress.add_task(
                 task.name, total=sum(stop - start for _, start, stop, _ in mine)
             )
             for key, start, stop, path in mine:
                 if not path.exists():  # finished chunks of an interrupted run are kept
-                    _score_chunk(splits[key], start, stop, path, task.function, kwargs, num_proc)
+                    _score_chunk(by_key[key], start, stop, path, task.function, kwargs, num_proc)
                 progress.advance(bar, stop - start)
+    except KeyboardInterrupt:
+        kept = sum(path.exists() for *_, path in mine)
+        say(
+            f"interrupted: {kept} of {len(mine)} chunks are kept in {run}; run the same "
+            "command again to resume"
+        )
+        raise
     finally:
-        enable_progress_bar()
+        if bars:
+            enable_progress_bar()
     if rank != 0:
         return run, None, header
     _wait_for([path for *_, path in chunks])
@@ -206,22 +281,88 @@ def run_task(
     return run, pd.concat(parts, ignore_index=True), header
 
 
-def one_writer(evaluate: Callable) -> Callable:
-    """Hold the run folder (``out``, the third argument) for the whole run, so that two
-    runs on one folder never write each other's chunks; each rank of a launch holds its own."""
-
-    @functools.wraps(evaluate)
-    def locked(dataset: str, model: str, out: str | Path, *args, **kwargs):
-        run = output_folder(out)
-        rank, _ = launcher_rank()
-        with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
-            return evaluate(dataset, model, out, *args, **kwargs)
-
-    return locked
+def _build_identity(manifest: dict | None) -> dict | None:
+    """What names the dataset a run read: its build signature, config id, family, version."""
+    if manifest is None:
+        return None
+    keys = ("dataset", "family", "version", "signature", "config_id", "content_sha256")
+    return {key: manifest.get(key) for key in keys}
 
 
-def finish(run: Path, header: dict, **results) -> None:
-    """Complete ``run.json`` with what the run produced (counts, drops)."""
+def evaluation(task: str, settings_class: type, *, kinds: tuple[str, ...] = ("masked", "causal")):
+    """An evaluate function, checked and locked: the dataset, configs, splits, model path,
+    device and model kind are checked before anything is written; a settings ``kind`` of None
+    becomes the model's own; then the run folder (``out``) is held for the whole run, so two
+    runs on one folder never write each other's chunks (each rank of a launch holds its own).
+    """
+
+    def decorate(evaluate: Callable) -> Callable:
+        @functools.wraps(evaluate)
+        def checked(
+            dataset: str,
+            model: str,
+            out: str | Path,
+            *,
+            settings=None,
+            configs: list[str] | None = None,
+            splits: list[str] | None = None,
+            device: str = "cpu",
+            revision: str | None = None,
+            **options,
+        ):
+            from .models import checked_device
+
+            settings = settings or settings_class()
+            manifest = local_manifest(dataset)
+            check_dataset(task, dataset, manifest)
+            choose_configs(dataset, manifest, configs, splits)
+            check_model_path(model)
+            checked_device(device)
+            asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
+            kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
+            if hasattr(settings, "kind"):
+                settings = replace(settings, kind=kind)
+            run = output_folder(out)
+            rank, _ = launcher_rank()
+            with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
+                return evaluate(
+                    dataset, model, out, settings=settings, configs=configs, splits=splits,
+                    device=device, revision=revision, **options,
+                )  # fmt: skip
+
+        return checked
+
+    return decorate
+
+
+def records(table: pd.DataFrame) -> list[dict]:
+    """A table as JSON records, NaN as null (strict JSON, as every reader accepts)."""
+    return json.loads(table.to_json(orient="records", double_precision=15))
+
+
+def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> None:
+    """Write ``results.json`` (the metrics with the dataset's and model's identities), then
+    complete ``run.json`` with what the run produced (counts, drops): last, so that a
+    ``run.json`` with results says every output is in place."""
+    summary = {
+        "task": header["task"],
+        "dataset": {
+            "name": header["dataset"],
+            "revision": header["dataset_revision"],
+            "content_sha256": header["dataset_content_sha256"],
+            "build": header.get("dataset_build"),
+            "configs": header["configs"],
+            "splits": header.get("splits"),
+            "limit": header.get("limit"),
+        },
+        "model": header["model_identity"],
+        "settings": header["settings"],
+        "signature": header["signature"],
+        "versions": header["versions"],
+        "metrics": metrics or {},
+        "counts": results,
+    }
+    _write_json(run / "results.json", summary)
     _write_json(run / "run.json", header | results)
 
 
@@ -254,7 +395,7 @@ def _lang_seed_key(config: str, split: str, row: dict) -> str:
     return f"{row['lang']}_seed{row['seed']}/{split}"
 
 
-@one_writer
+@evaluation("masked-word", MaskedWordSettings, kinds=("masked",))
 def evaluate_masked_word(
     dataset: str,
     model: str,
@@ -264,7 +405,10 @@ def evaluate_masked_word(
     summarize: bool = True,
     **options,
 ) -> Path:
-    """Run masked word prediction over dataset configs; return the run folder."""
+    """Mask each item's target word and rebuild it by beam search; return the run folder.
+
+    ``options``: ``configs`` and ``splits`` (default: all), ``limit`` (rows per split),
+    ``device``, ``revision``, ``dataset_revision``, ``num_proc``, ``overwrite``."""
     conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
     columns = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
                "target_index", "target", "target_form")  # fmt: skip
@@ -289,7 +433,16 @@ def evaluate_masked_word(
     if summarize:
         from .report import summarize as write_summaries
 
-        write_summaries(items, run, conditions=conditions)
-    # last: a run.json with results says every output of the run is in place
-    finish(run, header, rows=len(scored), scored=len(items), drops=dict(sorted(drops.items())))
+        written = write_summaries(items, run, conditions=conditions)
+        metrics = {
+            name.removesuffix(".csv"): records(pd.read_csv(path))
+            for name, path in written.items()
+            if name.endswith(".csv")
+        }
+    else:
+        metrics = {}
+    finish(
+        run, header, metrics, rows=len(scored), scored=len(items),
+        drops=dict(sorted(drops.items())),
+    )  # fmt: skip
     return run

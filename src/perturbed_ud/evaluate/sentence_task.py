@@ -21,7 +21,7 @@ from scipy.stats import wilcoxon
 from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
-from .runner import Task, finish, one_writer, run_task
+from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import (
     BOS_POLICIES,
     PLL_METRICS,
@@ -34,7 +34,7 @@ from .summary import write_table
 
 @dataclass(frozen=True, kw_only=True)
 class ScoreSettings(BatchSettings):
-    kind: str = "masked"
+    kind: str | None = None  # None: the model's own kind
     metric: str = "within_word_l2r"  # masked LMs: PPPL-l2r, or "original" for PPPL
     bos: str = "prepend"  # causal LMs
     word_grouping: str = "ud"  # masked LMs: which pieces form a word for PPPL-l2r
@@ -42,7 +42,7 @@ class ScoreSettings(BatchSettings):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.kind not in MODEL_KINDS:
+        if self.kind not in (*MODEL_KINDS, None):
             raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
         if self.metric not in PLL_METRICS or self.bos not in BOS_POLICIES:
             raise ValueError(f"metric in {PLL_METRICS}, bos in {BOS_POLICIES}")
@@ -134,11 +134,14 @@ def ratio_boxplot(paired: pd.DataFrame, path: Path, measure: str) -> Path:
     return path
 
 
-@one_writer
+@evaluation("score", ScoreSettings)
 def evaluate_scores(
     dataset: str, model: str, out: str | Path, *, settings: ScoreSettings | None = None, **options
 ) -> Path:
-    """Score every sentence; write scores, the nonce/orig comparison and its figure."""
+    """Score every sentence (PPL, PPPL or PPPL-l2r); write the scores, the nonce/orig
+    comparison and its figure; return the run folder.
+
+    ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     settings = settings or ScoreSettings()
     task = Task("score", score_sentences, settings, columns=("sent_id", settings.words_column))
@@ -153,11 +156,13 @@ def evaluate_scores(
         "too_long": int(scored["too_long"].sum()),  # not scored: longer than the model allows
         "paired": len(paired),
     }
+    metrics = {}
     if len(paired):
         with atomic_path(run / "nonce_ratios.parquet") as tmp:
             paired.to_parquet(tmp, index=False)
         summary = ratio_summary(paired, model, settings.measure)
         write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
         ratio_boxplot(paired, run / "nonce_ratio.png", settings.measure)
-    finish(run, header, **results)
+        metrics["nonce_ratio"] = records(summary)
+    finish(run, header, metrics, **results)
     return run

@@ -1,0 +1,122 @@
+"""What an evaluation checks before it loads a model or writes anything: that the dataset
+exists and suits the task, that the configs and splits asked for exist, that the device is
+there, and which kind of model it is.
+
+A name that can only be a path (``./x``, ``/x``, ``~/x``, or a folder below one that exists
+here) is looked up on disk and nowhere else, so a typo fails at once instead of after the
+Hub's retries. Reading ``build.json`` tells a dataset's family without loading its data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..errors import InputError
+
+# The task that reads each dataset family (its short name in build.json).
+TASK_OF_FAMILY = {"perturbed-ud": "masked-word", "clams": "minimal-pair", "spud": "score"}
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+
+
+def can_only_be_a_path(name: str) -> bool:
+    """Whether ``name`` names a local path rather than a Hub id: it says so (``./``, ``/``,
+    ``~``), it is no valid Hub id, or its first part is a folder here (``small/nothere``)."""
+    if name.startswith((".", "/", "~")) or not _HUB_ID.fullmatch(name):
+        return True
+    return "/" in name and Path(name.split("/")[0]).is_dir()
+
+
+def missing_path(name: str, what: str) -> InputError:
+    """The error for a local path that is not there, with what its folder does hold."""
+    path = Path(name).expanduser()
+    parent = path.parent
+    if parent.is_dir():
+        present = sorted(p.name for p in parent.iterdir() if not p.name.startswith("."))
+        listing = f" ({parent} holds: {', '.join(present[:12]) or 'nothing'})"
+    else:
+        listing = f" (nor is there a folder {parent})"
+    return InputError(f"no {what} {name}: there is no such folder{listing}")
+
+
+def local_manifest(dataset: str) -> dict | None:
+    """``build.json`` of a local dataset folder; None for a Hub id, or a folder without one
+    (a dataset built elsewhere). A path that is not there is an error."""
+    folder = Path(dataset).expanduser()
+    if not folder.is_dir():
+        if can_only_be_a_path(dataset):
+            raise missing_path(dataset, "dataset")
+        return None
+    path = folder / "build.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(f"{path}: not a readable build.json ({err})") from None
+
+
+def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:
+    """Refuse a dataset built for another task, naming its family and the task it fits."""
+    if manifest is None:
+        return
+    family = manifest.get("dataset")
+    fits = TASK_OF_FAMILY.get(family)
+    if fits is not None and fits != task:
+        raise InputError(
+            f"{dataset} is a {family} dataset ({manifest.get('family')}): "
+            f"`evaluate {task}` does not read it; use `evaluate {fits}`"
+        )
+
+
+def choose_configs(
+    dataset: str, manifest: dict | None, configs: list[str] | None, splits: list[str] | None
+) -> None:
+    """Refuse configs and splits a local dataset does not have, listing those it has."""
+    if manifest is None:
+        return
+    built = manifest.get("configs", {})
+    if unknown := [c for c in configs or () if c not in built]:
+        raise InputError(
+            f"{dataset} has no config {', '.join(unknown)} (it has: {', '.join(built)})"
+        )
+    chosen = [built[c] for c in configs or built]
+    present = list(dict.fromkeys(s for c in chosen for s in c.get("splits", {})))
+    if unknown := [s for s in splits or () if s not in present]:
+        raise InputError(
+            f"no split {', '.join(unknown)} in the chosen configs of {dataset} "
+            f"(they have: {', '.join(present)})"
+        )
+
+
+def check_model_path(model: str) -> None:
+    """A model named by a path that is not there fails here, before transformers is loaded."""
+    if not Path(model).expanduser().exists() and can_only_be_a_path(model):
+        raise missing_path(model, "model")
+
+
+def model_kind(
+    model: str, revision: str | None, asked: str | None, *, choosable: bool = True
+) -> str:
+    """``masked`` or ``causal``: the kind ``asked`` for (``--kind``), which must not contradict
+    the model's config, or else the kind the config says. A model that is neither is refused,
+    naming what its config says."""
+    from transformers import AutoConfig
+
+    from .models import check_kind, model_kind_of, pretrained
+
+    config = pretrained(AutoConfig, model, revision)
+    if asked is not None:
+        check_kind(model, config, asked, choosable)
+        return asked
+    found = model_kind_of(config)
+    if found is None:
+        shape = "encoder-decoder, " if getattr(config, "is_encoder_decoder", False) else ""
+        architectures = ", ".join(getattr(config, "architectures", None) or ()) or "none named"
+        raise InputError(
+            f"{model} is neither a masked nor a causal language model ({shape}model type "
+            f"{config.model_type}, architectures: {architectures}): name its kind with --kind "
+            "if it is one"
+        )
+    return found[0]
