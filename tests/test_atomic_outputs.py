@@ -73,11 +73,17 @@ def test_a_torn_run_json_is_named_in_the_error(tmp_path, tiny_bert):
     )
     assert build.exit_code == 0
     run = tmp_path / "run"
-    run.mkdir()
+    chunk = run / "chunks" / "en" / "00000.parquet"
+    chunk.parent.mkdir(parents=True)
+    chunk.write_bytes(b"PAR1")
     (run / "run.json").write_bytes(b"")  # what a full disk left before writes were atomic
-    result = CliRunner().invoke(main, ["evaluate", "minimal-pair", "--dataset",
-                                       str(data / "clams"), "--model", str(tiny_bert),
-                                       "--out", str(run)])  # fmt: skip
+    args = ["evaluate", "minimal-pair", "--dataset", str(data / "clams"),
+            "--model", str(tiny_bert), "--out", str(run)]  # fmt: skip
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
     assert f"error: {run / 'run.json'} is unreadable" in result.output
+    assert "--overwrite" in result.output and chunk.exists()
+    chunk.unlink()  # nothing scored: the torn start is replaced
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert json.loads((run / "run.json").read_text())["task"] == "minimal-pair"
     assert json.loads((data / "clams" / "build.json").read_text())["dataset"] == "clams"

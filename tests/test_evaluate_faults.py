@@ -88,7 +88,17 @@ def test_a_card_with_broken_yaml_is_named(built, tmp_path, tiny_bert):
 def test_a_dataset_for_another_command_is_named_as_such(
     built, tmp_path, tiny_bert, command, dataset, suits
 ):
+    """From build.json, before any data or model loads; without one (a dataset built
+    elsewhere), from the columns of its first split. Either way nothing is written."""
     result = score(built / dataset, tiny_bert, tmp_path, command)
+    family = json.loads((built / dataset / "build.json").read_text())["family"]
+    assert_refused(result, f"{built / dataset} is a {dataset} dataset ({family})")
+    assert f"`evaluate {command}` does not read it; use `evaluate {suits}`" in result.output
+    assert not (tmp_path / "run").exists()
+
+    folder = copy(built, dataset, tmp_path)
+    (folder / "build.json").unlink()
+    result = score(folder, tiny_bert, tmp_path, command)
     assert_refused(result, "split ")
     assert f"that `evaluate {command}` reads; it is data for `evaluate {suits}`" in result.output
     assert not (tmp_path / "run" / "chunks").exists()

@@ -50,6 +50,8 @@ def local_manifest(dataset: str) -> dict | None:
         return None
     path = folder / "build.json"
     if not path.is_file():
+        if not any(p.is_file() for p in folder.rglob("[!.]*")):
+            raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
         return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))

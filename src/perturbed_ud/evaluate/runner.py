@@ -93,12 +93,17 @@ def _start(run: Path, header: dict, overwrite: bool) -> None:
     (a failed start); otherwise its chunks are kept and the user told how to replace them."""
     path = run / "run.json"
     if path.exists():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # torn: nothing can resume from it
-            previous = {}
         chunks = run / "chunks"
         scored = chunks.is_dir() and any(chunks.rglob("*.parquet"))
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:  # torn: nothing can resume from it
+            if scored and not overwrite:
+                raise RunError(
+                    f"{path} is unreadable ({err}): its chunks cannot be trusted; add "
+                    "--overwrite to replace the run, or choose another --out"
+                ) from None
+            previous = {}
         if previous.get("signature") != header["signature"]:
             if scored and not overwrite:
                 raise RunError(
