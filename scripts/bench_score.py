@@ -228,9 +228,9 @@ def throughput(args, work: Path) -> dict:
     from minicons import scorer as minicons_scorer
     from tiny_models import byte_level_gpt2
 
-    from perturbed_ud.evaluate.batching import Batcher
-    from perturbed_ud.evaluate.models import load_causal_lm, load_masked_lm
-    from perturbed_ud.evaluate.sentence_scores import (
+    from perturbed_ud.evaluation.batching import Batcher
+    from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
+    from perturbed_ud.evaluation.sentence_scores import (
         causal_log_likelihoods,
         pseudo_log_likelihoods,
     )
@@ -313,10 +313,10 @@ def encoder_alone(lm, sentences: list[list[str]], metric: str):
     bookkeeping are taken away."""
     import torch
 
-    from perturbed_ud.evaluate.batching import BatchSettings, plan_batches
-    from perturbed_ud.evaluate.last_layer import states_at
-    from perturbed_ud.evaluate.models import padded_inputs
-    from perturbed_ud.evaluate.sentence_scores import masked_encodings, masked_rows
+    from perturbed_ud.evaluation.batching import BatchSettings, plan_batches
+    from perturbed_ud.evaluation.last_layer import states_at
+    from perturbed_ud.evaluation.models import padded_inputs
+    from perturbed_ud.evaluation.sentence_scores import masked_encodings, masked_rows
 
     rows, positions = [], []
     for ids, _, groups in masked_encodings(lm.tokenizer, sentences):
@@ -359,9 +359,9 @@ def memory_child(argv: list[str]) -> None:
     sentences = json.loads(args.sentences.read_text(encoding="utf-8"))
     result = {"status": "finished", "error": None}
     if args.method == "ours":
-        from perturbed_ud.evaluate.batching import Batcher
-        from perturbed_ud.evaluate.models import load_masked_lm
-        from perturbed_ud.evaluate.sentence_scores import pseudo_log_likelihoods
+        from perturbed_ud.evaluation.batching import Batcher
+        from perturbed_ud.evaluation.models import load_masked_lm
+        from perturbed_ud.evaluation.sentence_scores import pseudo_log_likelihoods
 
         lm = load_masked_lm(args.model)
 

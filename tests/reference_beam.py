@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from perturbed_ud.evaluate.beam import Beams, expand_beams
-from perturbed_ud.evaluate.masking import MaskedItem
-from perturbed_ud.evaluate.models import LanguageModel
+from perturbed_ud.evaluation.beam import Beams, expand_beams
+from perturbed_ud.evaluation.masking import MaskedItem
+from perturbed_ud.evaluation.models import LanguageModel
 
 
 def naive_beam_search(

@@ -12,9 +12,9 @@ import pytest
 from conftest import REFERENCE, needs_reference
 
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluate.report import summarize
-from perturbed_ud.evaluate.schema import DEFAULT_CONDITIONS, read_items
-from perturbed_ud.evaluate.stats import (
+from perturbed_ud.evaluation.report import summarize
+from perturbed_ud.evaluation.schema import DEFAULT_CONDITIONS, read_items
+from perturbed_ud.evaluation.stats import (
     Z95,
     accuracy_ci,
     effects_table,
@@ -22,7 +22,7 @@ from perturbed_ud.evaluate.stats import (
     seed_mean_ci,
     wilson_interval,
 )
-from perturbed_ud.evaluate.summary import balance_items, summarize_items, write_table
+from perturbed_ud.evaluation.summary import balance_items, summarize_items, write_table
 
 RELEASED = REFERENCE / "wordprediction"
 MBERT = "bert-base-multilingual-cased"

@@ -15,15 +15,15 @@ from reference_beam import naive_beam_search
 
 from perturbed_ud.builders.engine import build
 from perturbed_ud.errors import RunError
-from perturbed_ud.evaluate.balance import balance_dataset
-from perturbed_ud.evaluate.batching import Batcher
-from perturbed_ud.evaluate.beam import beam_search
-from perturbed_ud.evaluate.masked_word import MaskedWordSettings, score_batch
-from perturbed_ud.evaluate.masking import mask_target, target_pieces
-from perturbed_ud.evaluate.matching import normalize_word, words_match
-from perturbed_ud.evaluate.models import load_masked_lm
-from perturbed_ud.evaluate.runner import evaluate_masked_word
-from perturbed_ud.evaluate.schema import ITEM_COLUMNS
+from perturbed_ud.evaluation.balance import balance_dataset
+from perturbed_ud.evaluation.batching import Batcher
+from perturbed_ud.evaluation.beam import beam_search
+from perturbed_ud.evaluation.masked_word import MaskedWordSettings, score_batch
+from perturbed_ud.evaluation.masking import mask_target, target_pieces
+from perturbed_ud.evaluation.matching import normalize_word, words_match
+from perturbed_ud.evaluation.models import load_masked_lm
+from perturbed_ud.evaluation.runner import evaluate_masked_word
+from perturbed_ud.evaluation.schema import ITEM_COLUMNS
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 

@@ -10,16 +10,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from perturbed_ud.builders.engine import build
-from perturbed_ud.evaluate.batching import Batcher
-from perturbed_ud.evaluate.minimal_pair import (
+from perturbed_ud.evaluation.batching import Batcher
+from perturbed_ud.evaluation.minimal_pair import (
     MinimalPairSettings,
     evaluate_minimal_pairs,
     score_pairs,
     span_rows,
     variant,
 )
-from perturbed_ud.evaluate.models import load_causal_lm, load_masked_lm
-from perturbed_ud.evaluate.sentence_scores import causal_log_likelihoods
+from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
+from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
 
 COMMON = """\
 VP[3,s] works | is tall | reads
@@ -65,11 +65,11 @@ def test_masked_forms_are_scored_left_to_right_with_the_span_masked(dataset, tin
     for i, (row, position, _) in enumerate(pieces):
         masked = [k for k, piece in enumerate(row) if piece == lm.tokenizer.mask_token_id]
         assert masked[0] == position and len(masked) == size - i
-    options = asdict(MinimalPairSettings())
+    options = asdict(MinimalPairSettings(kind="masked"))
     out = score_pairs(
         batch, None, model=str(tiny_bert), revision=None, device="cpu", settings=options
     )
-    small = asdict(MinimalPairSettings(max_rows=1, padding_side="left"))
+    small = asdict(MinimalPairSettings(kind="masked", max_rows=1, padding_side="left"))
     one = score_pairs(
         batch, None, model=str(tiny_bert), revision=None, device="cpu", settings=small
     )

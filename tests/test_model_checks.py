@@ -16,7 +16,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluate.models import (
+from perturbed_ud.evaluation.models import (
     describe_model,
     load_causal_lm,
     load_lm,
@@ -126,7 +126,7 @@ def test_the_kind_is_checked_from_the_config_before_the_weights(tmp_path, tiny_g
 @pytest.mark.parametrize(
     ("model", "options", "advice"),
     [("tiny_bert", ["--kind", "causal", "--bos", "none"], "use --kind masked"),
-     ("tiny_gpt2", [], "use --kind causal")],
+     ("tiny_gpt2", ["--kind", "masked"], "use --kind causal")],
 )  # fmt: skip
 def test_the_wrong_kind_fails_the_command_readably(request, tmp_path, spud, model, options, advice):
     model = request.getfixturevalue(model)

@@ -230,33 +230,11 @@ def run_options(command):
     return command
 
 
-RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
-               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+def run_task_command(task: str, values: dict) -> None:
+    """Run an evaluate task from its options and report the run folder."""
+    from .api import run_evaluation
 
-
-def precheck(task: str, values: dict) -> None:
-    """The checks that need no library: a mistyped local path, or data of another family,
-    fails at once, before torch, transformers and datasets are imported."""
-    from .evaluate.inputs import check_dataset, check_model_path, choose_configs, local_manifest
-
-    manifest = local_manifest(values["dataset"])
-    check_dataset(task, values["dataset"], manifest)
-    choose_configs(values["dataset"], manifest, values["configs"], values["splits"])
-    check_model_path(values["model"])
-
-
-def run_task_command(evaluate_fn, settings_cls, values: dict) -> None:
-    """Split the options into the run's and the task's settings, run it, report the folder."""
-    if not values.pop("verbose"):
-        from .evaluate.runner import quiet_libraries
-
-        quiet_libraries()
-    run = {name: values.pop(name) for name in RUN_OPTIONS}
-    folder = evaluate_fn(
-        run.pop("dataset"), run.pop("model"), run.pop("out"), settings=settings_cls(**values),
-        **run,
-    )  # fmt: skip
-    click.echo(f"wrote {folder}")
+    click.echo(f"wrote {run_evaluation(task, values)}")
 
 
 scoring_option = click.option(
@@ -283,11 +261,7 @@ bos_option = click.option(
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
 def masked_word(**values) -> None:
     """Mask each item's target word and rebuild it by beam search over its pieces."""
-    precheck("masked-word", values)
-    from .evaluate.masked_word import MaskedWordSettings
-    from .evaluate.runner import evaluate_masked_word
-
-    run_task_command(evaluate_masked_word, MaskedWordSettings, values)
+    run_task_command("masked-word", values)
 
 
 @evaluate.command("minimal-pair")
@@ -298,10 +272,7 @@ def masked_word(**values) -> None:
 @click.option("--final-period", is_flag=True, help="End every sentence with a period.")
 def minimal_pair(**values) -> None:
     """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
-    precheck("minimal-pair", values)
-    from .evaluate.minimal_pair import MinimalPairSettings, evaluate_minimal_pairs
-
-    run_task_command(evaluate_minimal_pairs, MinimalPairSettings, values)
+    run_task_command("minimal-pair", values)
 
 
 @evaluate.command("score")
@@ -317,10 +288,7 @@ def minimal_pair(**values) -> None:
 @click.option("--words-column", default="forms", show_default=True)
 def score(**values) -> None:
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
-    precheck("score", values)
-    from .evaluate.sentence_task import ScoreSettings, evaluate_scores
-
-    run_task_command(evaluate_scores, ScoreSettings, values)
+    run_task_command("score", values)
 
 
 @main.command()
@@ -343,8 +311,8 @@ def score(**values) -> None:
 def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
     """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
     .parquet) in the released schema, ours or the original code's."""
-    from .evaluate.report import summarize as write_summaries
-    from .evaluate.schema import DEFAULT_CONDITIONS, dataset_conditions
+    from .evaluation.report import summarize as write_summaries
+    from .evaluation.schema import DEFAULT_CONDITIONS, dataset_conditions
 
     if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
         run_seed = int(match.group(1))
@@ -366,7 +334,7 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 @click.option("--overwrite", is_flag=True)
 def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:
     """Write the subset of DATASET whose items a tokenizer can score in every condition."""
-    from .evaluate.balance import balance_dataset
+    from .evaluation.balance import balance_dataset
 
     folder = balance_dataset(
         dataset, tokenizer, out, max_span_pieces=max_span_pieces, scoring=scoring,

@@ -147,5 +147,6 @@ def summarize(
 
     for plot, table, columns, name in figures:
         if columns and table[columns].notna().any().any():
-            written.append(plot(table, out / name, conditions=conditions))
+            plot(table, out / name, conditions=conditions)
+            written.append(out / name)
     return {path.name: path for path in written}

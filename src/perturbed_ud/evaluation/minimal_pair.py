@@ -19,7 +19,7 @@ import pandas as pd
 from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
-from .plots import grouped_bars
+from .plots import count_label, grouped_bars
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
 from .stats import WILSON, wilson_interval
@@ -184,10 +184,13 @@ def evaluate_minimal_pairs(
             for name in table["construction"].unique()
         }
     ).reset_index()
+    counts = table.groupby(["model_name", "lang"])["N"].agg(count_label).rename("N")
+    flat = flat.merge(counts.reset_index(), on=["model_name", "lang"])
     constructions = {name: name for name in sorted(table["construction"].unique())}
     grouped_bars(
-        flat, constructions, run / "accuracy.png",
-        title="Minimal-pair accuracy (Wilson 95% CI)", ylabel="accuracy",
+        flat.assign(interval=table["interval"].iloc[0]), constructions, run / "accuracy.png",
+        title="Minimal-pair accuracy: pairs whose grammatical sentence scores higher",
+        ylabel="accuracy", chance=0.5,
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
     finish(run, header, {"accuracy": records(table)}, pairs=len(scored), outcomes=outcomes)

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from scipy.stats import wilcoxon
 
 from ..files import atomic_path
 from .batching import BatchSettings
 from .models import MODEL_KINDS, device_for, load_lm
+from .plots import plot_nonce_ratios
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import (
     BOS_POLICIES,
@@ -119,21 +118,6 @@ def ratio_summary(paired: pd.DataFrame, model_name: str, measure: str) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def ratio_boxplot(paired: pd.DataFrame, path: Path, measure: str) -> Path:
-    configs = sorted(paired["config"].unique())
-    fig = Figure(figsize=(max(4.0, 1.2 * len(configs) + 1.5), 3.6), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    ax.boxplot([paired.loc[paired["config"] == c, "ratio"] for c in configs], showfliers=False)
-    ax.set_xticks(range(1, len(configs) + 1), configs, rotation=30, ha="right")
-    ax.axhline(1.0, color="grey", linewidth=0.6)
-    ax.set_yscale("log")
-    ax.set_ylabel(f"{measure} nonce / orig")
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=150, format="png")
-    return path
-
-
 @evaluation("score", ScoreSettings)
 def evaluate_scores(
     dataset: str, model: str, out: str | Path, *, settings: ScoreSettings | None = None, **options
@@ -162,7 +146,7 @@ def evaluate_scores(
             paired.to_parquet(tmp, index=False)
         summary = ratio_summary(paired, model, settings.measure)
         write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
-        ratio_boxplot(paired, run / "nonce_ratio.png", settings.measure)
+        plot_nonce_ratios(paired, summary, run / "nonce_ratio.png")
         metrics["nonce_ratio"] = records(summary)
     finish(run, header, metrics, **results)
     return run

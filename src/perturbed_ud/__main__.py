@@ -1,0 +1,5 @@
+"""``python -m perturbed_ud``: the ``perturbed-ud`` command."""
+
+from .cli import main
+
+main()

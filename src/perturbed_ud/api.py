@@ -1,0 +1,124 @@
+"""The Python API: ``build`` and ``evaluate`` with the command line's options as keywords.
+
+Each keyword is an option of the matching command, spelled with underscores
+(``--part-fraction`` is ``part_fraction``); a list stands for a comma list or a repeated
+option, ``True`` for a flag. The options go through the command's own parsing, so a call
+and the command it mirrors check, default and build the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import import_module
+from pathlib import Path
+
+import click
+
+from .errors import InputError
+
+# Each task's run function and settings class, imported only when the task runs.
+_TASKS = {
+    "masked-word": ("runner:evaluate_masked_word", "masked_word:MaskedWordSettings"),
+    "minimal-pair": ("minimal_pair:evaluate_minimal_pairs", "minimal_pair:MinimalPairSettings"),
+    "score": ("sentence_task:evaluate_scores", "sentence_task:ScoreSettings"),
+}
+# The options of every task that go to the run, not into the task's settings.
+RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
+               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+
+
+def build(family: str, out: str | Path, **options) -> Path:
+    """Build a dataset as ``perturbed-ud build FAMILY --out OUT ...`` does; return its folder.
+
+    ``build("perturbed-ud", "data", langs=["en", "de"], seeds=[1, 2], limit=50)`` is
+    ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``.
+    Families: ``perturbed-ud``, ``spud``, ``clams``; ``perturbed-ud build FAMILY --help``
+    lists each one's options.
+    """
+    from .builders.engine import build as build_family
+    from .cli import family_command
+    from .registry import FAMILIES
+
+    cls = FAMILIES.get(family)
+    values = option_values(family_command(cls), {**options, "out": out})
+    out, overwrite, workers = values.pop("out"), values.pop("overwrite"), values.pop("workers")
+    instance = cls(cls.settings_from_cli(values | {"version": values.pop("dataset_version")}))
+    folder = build_family(instance, out, overwrite=overwrite, workers=workers)
+    for warning in instance.warnings():
+        click.echo(f"warning: {warning}", err=True)
+    return folder
+
+
+def evaluate(task: str, **options) -> dict:
+    """Run ``perturbed-ud evaluate TASK ...`` and return the run's ``results.json``.
+
+    ``evaluate("minimal-pair", dataset="data/clams", model="gpt2", out="runs/gpt2",
+    limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
+    causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
+    (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud). The run folder keeps
+    each scored row, and a second call resumes it.
+    """
+    from .cli import evaluate as evaluate_group
+
+    if task not in _TASKS:
+        raise InputError(f"unknown task {task!r}; choose one of {', '.join(_TASKS)}")
+    folder = run_evaluation(task, option_values(evaluate_group.commands[task], options))
+    return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+
+def precheck(task: str, values: dict) -> None:
+    """The checks that need no library: a mistyped local path, or data of another family,
+    fails at once, before torch, transformers and datasets are imported."""
+    from .evaluation.inputs import check_dataset, check_model_path, choose_configs, local_manifest
+
+    manifest = local_manifest(values["dataset"])
+    check_dataset(task, values["dataset"], manifest)
+    choose_configs(values["dataset"], manifest, values["configs"], values["splits"])
+    check_model_path(values["model"])
+
+
+def run_evaluation(task: str, values: dict) -> Path:
+    """Run a task from its parsed option values; return the run folder."""
+    precheck(task, values)
+    run_function, settings_class = (_imported(name) for name in _TASKS[task])
+    if not values.pop("verbose"):
+        from .evaluation.runner import quiet_libraries
+
+        quiet_libraries()
+    run = {name: values.pop(name) for name in RUN_OPTIONS}
+    return run_function(
+        run.pop("dataset"), run.pop("model"), run.pop("out"),
+        settings=settings_class(**values), **run,
+    )  # fmt: skip
+
+
+def _imported(name: str):
+    module, attribute = name.split(":")
+    return getattr(import_module(f"perturbed_ud.evaluation.{module}"), attribute)
+
+
+def option_values(command: click.Command, options: dict) -> dict:
+    """The values ``command`` would have parsed from the options written as arguments."""
+    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
+    if unknown := sorted(set(options) - set(params)):
+        raise InputError(
+            f"{command.name} has no option {', '.join(unknown)}; it has: "
+            f"{', '.join(sorted(params))}"
+        )
+    args = []
+    for name, value in options.items():
+        param = params[name]
+        if value is None or (param.is_flag and not value):
+            continue
+        if param.is_flag:
+            args.append(param.opts[0])
+            continue
+        many = value if param.multiple and isinstance(value, (list, tuple)) else [value]
+        for one in many:
+            shown = ",".join(map(str, one)) if isinstance(one, (list, tuple)) else str(one)
+            args += [param.opts[0], shown]
+    try:
+        with command.make_context(command.name, args) as ctx:
+            return dict(ctx.params)
+    except click.ClickException as err:
+        raise InputError(f"{command.name}: {err.format_message()}") from None

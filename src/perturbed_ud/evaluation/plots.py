@@ -1,0 +1,246 @@
+"""The figures of every task as PNG files: the paper's Figures 1–4 (accuracy, sensitivity,
+interaction, Head vs Part), minimal-pair accuracy, and nonce/orig ratios.
+
+Bar figures have one panel per model, languages along the x axis with their N, one bar per
+condition or effect, error bars from the ``_lo``/``_hi`` columns of the tables in
+:mod:`.stats`, and one colour per word order in every figure. Figures are drawn on
+the Agg canvas directly, so plotting neither needs a display nor changes pyplot's state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+from ..files import atomic_path
+from .schema import DEFAULT_CONDITIONS, Conditions
+
+# One colour per word order in every figure: the dark shade of a tab20 pair for the order,
+# its light shade for the order with lemmas (+L); lemmas alone (S_L) in purple.
+ORDER_COLOURS = {
+    "orig": ("#7f7f7f", "#c7c7c7"),
+    "full": ("#1f77b4", "#aec7e8"),
+    "part": ("#ff7f0e", "#ffbb78"),
+    "head": ("#2ca02c", "#98df8a"),
+}
+LEMMA_COLOUR = "#9467bd"
+
+
+def save(fig: Figure, path: str | Path) -> Figure:
+    """Write the figure as a PNG, whole or not at all; return it (for a look at its parts)."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=150, format="png")
+    return fig
+
+
+def condition_colour(order: str, lemma: bool = False) -> str | None:
+    """The colour of a condition; None (matplotlib's cycle) for an order without one."""
+    shades = ORDER_COLOURS.get(order)
+    return shades[lemma] if shades else None
+
+
+def sensitivity_labels(conditions: Conditions) -> dict[str, str]:
+    """``S_<order>`` → its scramble's label (``S_full`` → ``Full``), then ``S_L`` → ``+L``."""
+    return {f"S_{o}": conditions.find(o).label for o in conditions.scrambles} | {"S_L": "+L"}
+
+
+def interaction_labels(conditions: Conditions) -> dict[str, str]:
+    """``I_<order>`` → its scramble's label × L (``I_full`` → ``Full × L``)."""
+    return {f"I_{o}": f"{conditions.find(o).label} × L" for o in conditions.scrambles}
+
+
+def count_label(counts: pd.Series) -> str:
+    """``N = 400``, or ``N = 365–400`` where the bars of one language rest on unequal N."""
+    low, high = int(counts.min()), int(counts.max())
+    return f"N = {low:,}" if low == high else f"N = {low:,}–{high:,}"
+
+
+def _tick(lang: str, rows: pd.DataFrame) -> str:
+    """A language and, beneath it, its N."""
+    n = rows.at[lang, "N"] if "N" in rows else None
+    if n is None or pd.isna(n):
+        return lang
+    return f"{lang}\n{n}" if isinstance(n, str) else f"{lang}\nN = {int(n):,}"
+
+
+def grouped_bars(
+    table: pd.DataFrame,
+    series: dict[str, str],
+    path: str | Path,
+    *,
+    title: str,
+    ylabel: str,
+    colours: dict[str, str | None] | None = None,
+    chance: float | None = None,
+    missing: str | None = None,
+    floor: float | None = None,
+) -> Figure:
+    """Bars of ``table[column]`` for each series column, with ``column_lo``/``_hi`` errors.
+
+    One panel per model, languages along x with their ``N`` (a column of counts or labels)
+    under each; the ``interval`` column names the error bars under the title. ``chance``
+    draws a dashed line there; a bar without a value is marked n/a and ``missing`` says why
+    beneath the figure. Intervals reaching below ``floor`` are cut at the axis, so that one
+    wide interval (S over a near-zero A_Orig) does not flatten every bar. The legend sits
+    below the panels, clear of titles and bars.
+    """
+    series = {c: label for c, label in series.items() if c in table and table[c].notna().any()}
+    if not series:
+        raise ValueError(f"{path}: no values to plot")
+    colours = colours or {}
+    models = sorted(table["model_name"].unique())
+    langs = sorted(table["lang"].unique())
+    group_width = max(1.2, 0.28 * len(series))  # inches per language
+    size = (max(6.0, group_width * len(langs) + 1.5), 2.9 * len(models) + 1.3)
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(models), 1, squeeze=False, sharey=True)[:, 0]
+    width = 0.8 / len(series)
+    x = np.arange(len(langs))
+    absent = False
+    for ax, model in zip(axes, models, strict=True):
+        rows = table[table["model_name"] == model].set_index("lang").reindex(langs)
+        for i, (column, label) in enumerate(series.items()):
+            value = rows[column].to_numpy(dtype=float)
+            below = np.nan_to_num(value - rows[f"{column}_lo"].to_numpy(dtype=float))
+            above = np.nan_to_num(rows[f"{column}_hi"].to_numpy(dtype=float) - value)
+            errors = np.clip(np.vstack([below, above]), 0, None)
+            offset = (i - (len(series) - 1) / 2) * width
+            ax.bar(x + offset, value, width, yerr=errors, capsize=2, label=label,
+                   color=colours.get(column))  # fmt: skip
+            for where in x[np.isnan(value)] + offset:
+                absent = True
+                ax.text(where, 0, "n/a", rotation=90, ha="center", va="bottom",
+                        fontsize="x-small", color="dimgrey")  # fmt: skip
+        ax.axhline(0, color="black", linewidth=0.6)
+        if chance is not None:
+            ax.axhline(chance, color="black", linewidth=0.8, linestyle="--", label="chance")
+        ax.set_xticks(x, [_tick(lang, rows) for lang in langs])
+        ax.set_ylabel(ylabel)
+        ax.set_title(model, fontsize="medium")
+    if "interval" in table and table["interval"].notna().any():
+        title = f"{title}\nerror bars: {table['interval'].dropna().iloc[0]}"
+    fig.suptitle(title)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if len(handles) > 1:
+        per_entry = 0.6 + 0.075 * max(map(len, labels))  # inches: handle and label
+        columns = max(1, min(len(handles), int(size[0] // per_entry)))
+        fig.legend(handles, labels, loc="outside lower center", ncols=columns,
+                   fontsize="small", frameon=False)  # fmt: skip
+    notes = [f"n/a: {missing}"] if absent and missing else []
+    bottom, top = axes[0].get_ylim()
+    if floor is not None and bottom < floor:
+        axes[0].set_ylim(floor, top)
+        notes.append(f"intervals below {floor:g} are cut at the axis")
+    if notes:
+        axes[-1].set_xlabel("; ".join(notes), fontsize="x-small", color="dimgrey")
+    return save(fig, path)
+
+
+def plot_accuracy(
+    accuracy: pd.DataFrame,
+    path: str | Path,
+    metric: str = "word_at_1",
+    conditions: Conditions = DEFAULT_CONDITIONS,
+) -> Figure:
+    """Figure 1: accuracy per condition and language with the table's 95 % intervals."""
+    present = set(accuracy["condition"])
+    columns = [metric, f"{metric}_lo", f"{metric}_hi"]
+    wide = accuracy.pivot(index=["model_name", "lang"], columns="condition", values=columns)
+    wide.columns = [c if m == metric else f"{c}{m.removeprefix(metric)}" for m, c in wide.columns]
+    wide = wide.reset_index()
+    keys = ["model_name", "lang"]
+    counts = accuracy.groupby(keys)["N"].agg(count_label).rename("N").reset_index()
+    wide = wide.merge(counts, on=keys).assign(interval=accuracy["interval"].iloc[0])
+    label = "top-1" if metric == "word_at_1" else "top-5"
+    return grouped_bars(
+        wide,
+        {c: text for c, text in conditions.labels.items() if c in present},
+        path,
+        title=f"Word-level {label} accuracy of the masked target word",
+        ylabel="accuracy",
+        colours={c.released: condition_colour(c.order, c.lemma) for c in conditions.all},
+        missing="no items of this condition for the language",
+    )
+
+
+def plot_effects(
+    effects: pd.DataFrame,
+    path: str | Path,
+    conditions: Conditions = DEFAULT_CONDITIONS,
+    *,
+    figure: str,
+) -> Figure:
+    """Figures 2–4 by ``figure``: ``sensitivity`` (relative drops S), ``interaction`` (I in
+    accuracy space, one per scramble) or ``head_vs_part`` (Δ = A_Part − A_Head, > 0: Head
+    harms more), each with bootstrap 95 % intervals."""
+    scrambles = conditions.scrambles
+    if figure == "sensitivity":
+        series = sensitivity_labels(conditions)
+        colours = {f"S_{o}": condition_colour(o) for o in scrambles} | {"S_L": LEMMA_COLOUR}
+        title, ylabel = "Sensitivity S = (A_Orig − A_X) / A_Orig", "S"
+        missing = "condition not scored for the language, or A_Orig = 0 (S undefined)"
+        floor = -1.0
+    elif figure == "interaction":
+        series = interaction_labels(conditions)
+        colours = {f"I_{o}": condition_colour(o) for o in scrambles}
+        title, ylabel = "Interaction I = A_X+L − (A_X + A_Orig+L − A_Orig)", "I"
+        missing = "X or X+L not scored for the language"
+        floor = None
+    elif figure == "head_vs_part":
+        part, head = (conditions.find(order).label for order in ("part", "head"))
+        series = {"part_minus_head": f"{part} − {head}"}
+        colours = {"part_minus_head": condition_colour("head")}
+        title, ylabel = (
+            f"{head} vs {part}: Δ accuracy = {part} − {head} (> 0: {head} harms more)",
+            "Δ accuracy",
+        )
+        missing = f"{part} or {head} not scored for the language"
+        floor = None
+    else:
+        raise ValueError(f"no effect figure {figure!r}")
+    return grouped_bars(effects, series, path, title=title, ylabel=ylabel, colours=colours,
+                        missing=missing, floor=floor)  # fmt: skip
+
+
+def plot_nonce_ratios(paired: pd.DataFrame, summary: pd.DataFrame, path: str | Path) -> Figure:
+    """Box plots of the per-sentence nonce/orig ratio, one per config, each over its N and
+    Wilcoxon p; on a log axis whose ticks read as plain numbers (0.8, 1, 1.3)."""
+    summary = summary.set_index("config")
+    configs = list(summary.index)
+    fig = Figure(figsize=(max(6.0, 1.3 * len(configs) + 1.5), 4.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.boxplot([paired.loc[paired["config"] == c, "ratio"] for c in configs], showfliers=False)
+    ticks = [
+        f"{c}\nN = {summary.at[c, 'N']:,}\np = {summary.at[c, 'wilcoxon_p']:.2g}" for c in configs
+    ]
+    ax.set_xticks(range(1, len(configs) + 1), ticks, fontsize="small")
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(FixedLocator(_log_ticks(*ax.get_ylim())))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    measure = summary["measure"].iloc[0]
+    ax.set_ylabel(f"{measure} nonce / {measure} orig (log scale)")
+    fig.suptitle(f"Nonce against original sentences, per sentence\n{summary['model_name'].iloc[0]}")
+    ax.set_xlabel(f"p: Wilcoxon signed-rank test on the paired log {measure}",
+                  fontsize="x-small", color="dimgrey")  # fmt: skip
+    return save(fig, path)
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    """Round-number ticks for a log axis: evenly spaced where it spans less than 5×
+    (0.96, 0.98, 1, 1.02), else 1-2-3-5 steps (0.2, 0.3, 0.5, 1, 2)."""
+    if high / low < 5:
+        ticks = MaxNLocator(6).tick_values(low, high)
+    else:
+        ticks = LogLocator(subs=(1.0, 2.0, 3.0, 5.0)).tick_values(low, high)
+        if sum(low <= t <= high for t in ticks) > 8:  # many decades: powers of ten only
+            ticks = LogLocator().tick_values(low, high)
+    return [float(t) for t in ticks if low <= t <= high]
