@@ -293,6 +293,10 @@ def test_every_content_word_is_replaced_or_counted_by_reason(spud):
         assert config["splits"] == {"orig": LIMIT, "nonce": LIMIT}
     card = (spud / "README.md").read_text()
     assert "no_context_match" in card and "TTR orig → nonce" in card
+    # the paper's Table 7 beside ours, in our column order (NOUN PROPN VERB ADJ ADV)
+    assert "The paper's Table 7 for comparison" in card
+    assert "| en | 0.85 | 0.84 | 0.59 | 0.86 | 0.83 | 0.38 |" in card
+    assert "| fr | 0.83 | 0.69 | 0.50 | 0.88 | 0.92 | 0.36 |" in card
 
 
 def test_default_build_reads_the_packaged_sample_and_exports_it_back(tmp_path):
