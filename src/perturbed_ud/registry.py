@@ -76,5 +76,6 @@ FAMILIES = Registry(
         "perturbed_ud.builders.perturbed_ud",
         "perturbed_ud.builders.clams",
         "perturbed_ud.builders.spud",
+        "perturbed_ud.builders.substitution",
     ),
 )

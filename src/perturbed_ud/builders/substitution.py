@@ -1,0 +1,357 @@
+"""The ``substitution`` dataset: syntax-preserving substitutions (La Malfa et al. 2022).
+
+Config ``{lang}_{method}_tau{τ}_seed{seed}``; splits ``orig`` and ``perturbed_1`` …
+``perturbed_k``, aligned row by row on ``sent_id``: each perturbed split is one copy of
+every kept sentence with exactly τ words replaced by words of the same UPOS and FEATS (see
+:mod:`perturbed_ud.perturb.substitution`). A sentence with fewer than τ eligible words is
+left out of that τ's configs and counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+from datasets import Features, List, Value
+
+from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
+from ..data.markdown import markdown_table
+from ..data.writer import ParquetSplitWriter, table
+from ..errors import InputError
+from ..files import file_sha256
+from ..options import comma_ints, comma_words
+from ..perturb.substitution import (
+    METHODS,
+    REASONS,
+    TOO_FEW_ELIGIBLE,
+    TreebankCandidates,
+    WordNetCandidates,
+    eligible_words,
+    substitute,
+)
+from ..perturb.wordnet import open_wordnet, wordnet_folder
+from ..registry import FAMILIES
+from ..rng import KeyedDraws
+from ..ud import columns
+from ..ud.columns import SentenceColumns
+from ..ud.conllu_io import read_conllu
+from ..ud.selection import select
+from ..ud.sources import Treebank
+from .family import DatasetFamily, check_settings, setting, version_setting
+from .spud import SpudInputs, lexicon_files, make_inflector
+from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
+
+NAME = "substitution"
+CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
+FEATURES = Features(
+    {
+        "sent_id": Value("string"),
+        "treebank": Value("string"),
+        "lang": Value("string"),
+        "copy": Value("int32"),
+        **{name: feature for name, feature in columns.FEATURES.items() if name != "sent_id"},
+        "replaced_positions": List(Value("int32")),
+        "original_words": List(Value("string")),
+        "new_words": List(Value("string")),
+        "links": List(Value("string")),
+    }
+)
+
+DESCRIPTION = """\
+Syntax-preserving substitutions of Universal Dependencies sentences (La Malfa et al. 2022):
+each perturbed copy of a sentence replaces exactly τ content words (NOUN, PROPN, VERB, ADJ,
+ADV) by other words of the same UPOS and FEATS, so the tree and its morphology stay as
+annotated while the words change. Methods: `copos_wordnet`, a synonym from a synset of the
+word's lemma whose part of speech matches its UPOS (WordNet 3.0 for English, the Open
+Multilingual Wordnet for other languages), inflected to the word's FEATS from the UD files;
+`copos_treebank`, any form the UD files show with the same UPOS and FEATS. Words in `fixed`
+expressions and multiword tokens are never replaced.
+
+| split | what it holds |
+|---|---|
+| `orig` | the kept sentences as annotated |
+| `perturbed_1` … `perturbed_k` | copy 1 … k of the same sentences, same order |
+
+Columns: `sent_id`, `treebank`, `lang`, `copy` (0 in `orig`), `text` (the copy's own text,
+rendered from its words), `comments`, the word columns `ids`, `forms`, `lemmas`, `upos`,
+`xpos`, `feats`, `heads`, `deprels`, `deps`, `misc`, `multiword_tokens`, `empty_nodes`,
+then `replaced_positions` (0-based word indices), `original_words`, `new_words` and `links`
+(the synset the old and new lemma share, or `treebank`). UPOS, XPOS, FEATS, HEAD, DEPREL and
+DEPS never change; FORM and LEMMA change at the replaced positions, FORM alone for a
+neighbour adjusted to a new word (English a/an, French elision and contractions).
+"""
+
+LA_MALFA_CITATION = """\
+@article{lamalfa2022emergent,
+  title = {Emergent Linguistic Structures in Neural Networks are Fragile},
+  author = {La Malfa, Emanuele and Wicker, Matthew and Kwiatkowska, Marta},
+  journal = {arXiv preprint arXiv:2210.17406},
+  year = {2022}
+}"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubstitutionSettings(UDSettings):
+    """Everything that shapes a substitution build."""
+
+    methods: tuple[str, ...] = setting(
+        "how replacements are found: copos_wordnet, copos_treebank",
+        signature="methods",
+        default=("copos_wordnet",),
+    )
+    taus: tuple[int, ...] = setting(
+        "words replaced per copy (τ): each gives its own configs",
+        signature="tau",
+        default=(1, 5, 10),
+    )
+    copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10)
+    wordnet: str | None = setting(
+        "the nltk data folder holding WordNet and OMW (default: $PERTURBED_UD_WORDNET, then "
+        "nltk's data folders); its files' digests enter the signature",
+        default=None,
+    )
+    pymorphy: bool = setting("Russian: inflect with pymorphy3 as well", default=True)
+    version: str = version_setting()
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_settings(self, "methods", "taus")
+        if unknown := [m for m in self.methods if m not in METHODS] or not self.methods:
+            raise InputError(f"methods must be among {', '.join(METHODS)}, not {unknown}")
+        if any(t < 1 for t in self.taus) or not self.taus:
+            raise InputError(f"τ must be positive, got {list(self.taus)}")
+        if self.copies < 1:
+            raise InputError(f"copies must be at least 1, got {self.copies}")
+
+
+@dataclass
+class Job:
+    """One treebank: the files its lexicon (and treebank candidates) read, the WordNet data."""
+
+    treebank: Treebank
+    lexicon_files: list[Path]
+    wordnet: Path | None
+
+
+@dataclass
+class ConfigStats:
+    sentences: int = 0
+    kept: int = 0
+    not_eligible: Counter = field(default_factory=Counter)  # reason -> content words
+    eligible: int = 0
+
+    def to_dict(self, lang, method, tau, seed, copies) -> dict:
+        return {
+            "lang": lang,
+            "method": method,
+            "tau": tau,
+            "seed": seed,
+            "splits": {"orig": self.kept} | {f"perturbed_{c}": self.kept for c in copies},
+            "sentences": self.sentences,
+            "sentence_drops": {TOO_FEW_ELIGIBLE: self.sentences - self.kept},
+            "eligible_words": self.eligible,
+            "not_eligible": {r: self.not_eligible[r] for r in REASONS if self.not_eligible[r]},
+        }
+
+
+def config_name(lang: str, method: str, tau: int, seed: int) -> str:
+    return f"{lang}_{method}_tau{tau}_seed{seed}"
+
+
+def _rows(originals, code, lang, copy, results=None) -> dict:
+    rows = {name: [] for name in FEATURES}
+    for k, cols in enumerate(originals):
+        done = results[k] if results else None
+        for name, value in (done.cols if done else cols).row().items():
+            rows[name].append(value)
+        rows["treebank"].append(code)
+        rows["lang"].append(lang)
+        rows["copy"].append(copy)
+        rows["replaced_positions"].append(done.positions if done else [])
+        rows["original_words"].append(done.originals if done else [])
+        rows["new_words"].append(done.replacements if done else [])
+        rows["links"].append(done.links if done else [])
+    return rows
+
+
+@FAMILIES.register("substitution.copos.v1")
+class Substitution(DatasetFamily):
+    """Syntax-preserving substitutions (La Malfa et al. 2022): τ words per copy replaced by
+    words of the same UPOS and FEATS, k copies per sentence.
+
+    A config per language, method, τ and seed with splits orig and perturbed_1..k.
+    """
+
+    name = NAME
+    pretty_name = "Syntax-preserving substitutions of Universal Dependencies sentences"
+    description = DESCRIPTION
+    features = FEATURES
+    settings_class = SubstitutionSettings
+
+    def conditions(self) -> list[str]:
+        return ["orig", *(f"perturbed_{c}" for c in range(1, self.settings.copies + 1))]
+
+    def jobs(self) -> list[Job]:
+        s = self.settings
+        folder = wordnet_folder(s.wordnet) if "copos_wordnet" in s.methods else None
+        return [Job(t, lexicon_files(t, list(t.files), siblings=True), folder) for t in s.treebanks]
+
+    def write(self, job: Job, writer: ParquetSplitWriter) -> dict:
+        s = self.settings
+        lang, code = job.treebank.lang, job.treebank.code
+        inflector = make_inflector(SpudInputs(job.treebank, [], job.lexicon_files, [], s.pymorphy))
+        sources = {}
+        for method in s.methods:
+            if method == "copos_wordnet":
+                sources[method] = WordNetCandidates(lang, open_wordnet(job.wordnet), inflector)
+            else:
+                files = job.lexicon_files
+                sources[method] = TreebankCandidates(
+                    lang,
+                    SentenceColumns.from_sentence(x) for f in files for x in read_conllu(f)
+                )
+        stats = {(m, t, seed): ConfigStats() for m in s.methods for t in s.taus for seed in s.seeds}
+        copies = range(1, s.copies + 1)
+        sentences = select(job.treebank, s.selection)
+        while chunk := [x for _, x in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
+            originals = [SentenceColumns.from_sentence(x) for x in chunk]
+            for method, source in sources.items():
+                eligible = [eligible_words(cols, source) for cols in originals]
+                for tau in s.taus:
+                    kept = [k for k, e in enumerate(eligible) if len(e.candidates) >= tau]
+                    configs = [config_name(lang, method, tau, seed) for seed in s.seeds]
+                    for seed in s.seeds:
+                        _count(stats[method, tau, seed], eligible, len(kept))
+                    if not kept:
+                        continue
+                    chosen = [originals[k] for k in kept]
+                    writer.share(configs, "orig", table(_rows(chosen, code, lang, 0), FEATURES))
+                    for seed, config in zip(s.seeds, configs, strict=True):
+                        for copy in copies:
+                            done = [
+                                substitute(lang, originals[k], eligible[k], tau, copy,
+                                           KeyedDraws(seed, code, originals[k].sent_id))
+                                for k in kept
+                            ]  # fmt: skip
+                            rows = _rows(chosen, code, lang, copy, done)
+                            writer.write(config, f"perturbed_{copy}", table(rows, FEATURES))
+        return {
+            "lang": lang,
+            "configs": {
+                config_name(lang, m, t, seed): st.to_dict(lang, m, t, seed, copies)
+                for (m, t, seed), st in stats.items()
+                if st.kept
+            },
+            "drops": {
+                config_name(lang, m, t, seed): st.sentences
+                for (m, t, seed), st in stats.items()
+                if not st.kept
+            },
+            "inflection": inflector.describe(),
+        }
+
+    def manifest(self, results: list[dict]) -> dict:
+        s = self.settings
+        return {
+            "parameters": {
+                "methods": ",".join(s.methods),
+                "tau": ",".join(map(str, s.taus)),
+                "copies": s.copies,
+                "seeds": ",".join(map(str, s.seeds)),
+            },
+            **ud_manifest(s),
+            "resources": {
+                "wordnet": _wordnet_files(results, s),
+                "inflection": {r["lang"]: r["inflection"] for r in results},
+            },
+            "configs": {name: c for r in results for name, c in sorted(r["configs"].items())},
+            "configs_without_rows": {name: n for r in results for name, n in r["drops"].items()},
+        }
+
+    def signature_extra(self, manifest: dict) -> list[str]:
+        files = manifest["resources"]["wordnet"]
+        return [f"wordnet:{','.join(f['sha256'][:12] for f in files) or 'none'}"]
+
+    def why_empty(self, results: list) -> str:
+        return (
+            "no sentence has enough eligible words for any τ "
+            f"({', '.join(map(str, self.settings.taus))}): try a smaller --tau or more sentences"
+        )
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        rows = [
+            [name, c["sentences"], c["splits"]["orig"], c["sentence_drops"][TOO_FEW_ELIGIBLE],
+             c["eligible_words"],
+             ", ".join(f"{r} {n}" for r, n in c["not_eligible"].items()) or "none"]
+            for name, c in manifest["configs"].items()
+        ]  # fmt: skip
+        header = ["config", "sentences", "kept", "too_few_eligible", "eligible words",
+                  "content words not eligible"]  # fmt: skip
+        wordnet = ", ".join(f"{f['name']} ({f['sha256'][:12]})" for f in
+                            manifest["resources"]["wordnet"]) or "not used"  # fmt: skip
+        return CardText(
+            loading_comment="splits orig and perturbed_1..k, aligned by row",
+            parameters=build_parameters(manifest),
+            sources=f"""\
+{treebank_sources(manifest)}
+WordNet data: {wordnet}. Inflected forms come from the UD files of each treebank.""",
+            statistics=f"""\
+Sentences read, kept (enough eligible words for τ), dropped (`too_few_eligible`), eligible
+content words in the sentences read, and content words that are not eligible by reason
+(`no_candidate`: no synonym of a matching part of speech, or no other form with the same
+UPOS and FEATS; `no_inflected_form`: no synonym has a form with the word's FEATS in the UD
+files; `in_multiword_token`; `fixed_expression`):
+
+{markdown_table(header, rows)}""",
+            citation=ud_citations(manifest),
+            tags=["universal-dependencies", "syntax", "perturbation", "substitution"],
+            task_categories=["fill-mask", "text-generation"],
+            method_citation=LA_MALFA_CITATION,
+        )
+
+    @classmethod
+    def cli_options(cls) -> list:
+        return [
+            *ud_source_options("en"),
+            click.option("--methods", default="copos_wordnet", show_default=True,
+                         help=f"Comma list of {', '.join(METHODS)}."),
+            click.option("--tau", "taus", default="1,5,10", show_default=True,
+                         help="Words replaced per copy, comma list."),
+            click.option("--copies", type=click.IntRange(min=1), default=10, show_default=True,
+                         help="Perturbed copies per sentence (k)."),
+            click.option("--wordnet", type=click.Path(),
+                         help="nltk data folder with corpora/wordnet.zip and omw-1.4.zip."),
+            click.option("--no-pymorphy", is_flag=True, help="Russian: lexicons only."),
+        ]  # fmt: skip
+
+    @classmethod
+    def settings_from_cli(cls, values: dict) -> SubstitutionSettings:
+        return SubstitutionSettings(
+            **ud_source_settings(values),
+            methods=comma_words(values.pop("methods")),
+            taus=comma_ints(values.pop("taus")),
+            pymorphy=not values.pop("no_pymorphy"),
+            **values,
+        )
+
+
+def _count(stats: ConfigStats, eligible: list, kept: int) -> None:
+    stats.sentences += len(eligible)
+    stats.kept += kept
+    for e in eligible:
+        stats.eligible += len(e.candidates)
+        stats.not_eligible.update(reason for _, reason in e.reasons)
+
+
+def _wordnet_files(results: list, settings: SubstitutionSettings) -> list[dict]:
+    if "copos_wordnet" not in settings.methods:
+        return []
+    folder = wordnet_folder(settings.wordnet) / "corpora"
+    return [
+        {"name": name, "sha256": file_sha256(folder / name)}
+        for name in ("wordnet.zip", "omw-1.4.zip")
+        if (folder / name).is_file()
+    ]
