@@ -210,7 +210,7 @@ class Substitution(DatasetFamily):
                 files = job.lexicon_files
                 sources[method] = TreebankCandidates(
                     lang,
-                    SentenceColumns.from_sentence(x) for f in files for x in read_conllu(f)
+                    (SentenceColumns.from_sentence(x) for f in files for x in read_conllu(f)),
                 )
         stats = {(m, t, seed): ConfigStats() for m in s.methods for t in s.taus for seed in s.seeds}
         copies = range(1, s.copies + 1)
