@@ -109,7 +109,8 @@ class SubstitutionSettings(UDSettings):
     copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10)
     wordnet: str | None = setting(
         "the nltk data folder holding WordNet and OMW (default: $PERTURBED_UD_WORDNET, then "
-        "nltk's data folders); its files' digests enter the signature",
+        "nltk's data folders; resolved when the settings are made); its files' digests enter "
+        "the signature",
         default=None,
     )
     pymorphy: bool = setting("Russian: inflect with pymorphy3 as well", default=True)
@@ -124,6 +125,8 @@ class SubstitutionSettings(UDSettings):
             raise InputError(f"τ must be positive, got {list(self.taus)}")
         if self.copies < 1:
             raise InputError(f"copies must be at least 1, got {self.copies}")
+        if "copos_wordnet" in self.methods:  # found (or refused) before anything is written
+            object.__setattr__(self, "wordnet", str(wordnet_folder(self.wordnet)))
 
 
 @dataclass
@@ -195,7 +198,7 @@ class Substitution(DatasetFamily):
 
     def jobs(self) -> list[Job]:
         s = self.settings
-        folder = wordnet_folder(s.wordnet) if "copos_wordnet" in s.methods else None
+        folder = Path(s.wordnet) if s.wordnet else None
         return [Job(t, lexicon_files(t, list(t.files), siblings=True), folder) for t in s.treebanks]
 
     def write(self, job: Job, writer: ParquetSplitWriter) -> dict:
@@ -349,7 +352,7 @@ def _count(stats: ConfigStats, eligible: list, kept: int) -> None:
 def _wordnet_files(results: list, settings: SubstitutionSettings) -> list[dict]:
     if "copos_wordnet" not in settings.methods:
         return []
-    folder = wordnet_folder(settings.wordnet) / "corpora"
+    folder = Path(settings.wordnet) / "corpora"
     return [
         {"name": name, "sha256": file_sha256(folder / name)}
         for name in ("wordnet.zip", "omw-1.4.zip")

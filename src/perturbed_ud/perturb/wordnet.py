@@ -58,7 +58,10 @@ def open_wordnet(folder: Path):
         )
     with warnings.catch_warnings():  # OMW's Chinese file has known bad lines
         warnings.simplefilter("ignore")
-        return WordNetCorpusReader(nltk.data.find("corpora/wordnet.zip/wordnet/"), omw)
+        reader = WordNetCorpusReader(nltk.data.find("corpora/wordnet.zip/wordnet/"), omw)
+        if omw is not None:
+            reader.add_omw()  # lists OMW's languages; each loads on first use
+    return reader
 
 
 def omw_lang(lang: str, reader) -> str:

@@ -1,0 +1,182 @@
+"""The substitution family on real UD sentences: exactly τ words replaced per copy, by words
+of the same UPOS and FEATS (WordNet synonyms sharing a synset, or treebank forms), the
+annotation unchanged, no copy equal to its original, drops counted, rebuilds identical."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import SHARED, UD_ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perturbed_ud.cli import main
+from perturbed_ud.perturb.substitution import TreebankCandidates, eligible_words, substitute
+from perturbed_ud.rng import KeyedDraws
+from perturbed_ud.ud.columns import SentenceColumns
+from perturbed_ud.ud.conllu_io import read_conllu
+
+WORDNET = SHARED / "wordnet" / "nltk_data"
+needs_wordnet = pytest.mark.skipif(
+    not (WORDNET / "corpora" / "wordnet.zip").is_file(),
+    reason=f"reads WordNet 3.0 and OMW from {WORDNET}, which is not available",
+)
+EWT = UD_ROOT / "UD_English-EWT"
+UNCHANGED = ("upos", "xpos", "feats", "heads", "deprels", "deps", "ids")
+TAUS = (1, 3)
+COPIES = 3
+
+
+def build(out, *args):
+    result = CliRunner().invoke(
+        main,
+        ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "en", "--seeds", "1",
+         "--tau", ",".join(map(str, TAUS)), "--copies", str(COPIES), "--limit", "60",
+         "--out", str(out), *map(str, args)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out / "substitution"
+
+
+def split(folder, config, name) -> dict:
+    return pq.read_table(next((folder / config).glob(f"{name}-*.parquet"))).to_pydict()
+
+
+@pytest.fixture(scope="module")
+def treebank_build(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("sub"), "--methods", "copos_treebank")
+
+
+def check_copies(folder, method):
+    manifest = json.loads((folder / "build.json").read_text())
+    for tau in TAUS:
+        config = f"en_{method}_tau{tau}_seed1"
+        entry = manifest["configs"][config]
+        orig = split(folder, config, "orig")
+        assert entry["splits"]["orig"] + entry["sentence_drops"]["too_few_eligible"] == 60
+        for copy in range(1, COPIES + 1):
+            perturbed = split(folder, config, f"perturbed_{copy}")
+            assert perturbed["sent_id"] == orig["sent_id"] and set(perturbed["copy"]) == {copy}
+            for k in range(len(orig["sent_id"])):
+                positions = perturbed["replaced_positions"][k]
+                assert len(positions) == len(set(positions)) == tau
+                for column in UNCHANGED:
+                    assert perturbed[column][k] == orig[column][k], column
+                for i, new in zip(positions, perturbed["new_words"][k], strict=True):
+                    assert perturbed["forms"][k][i] == new != orig["forms"][k][i]
+                    assert perturbed["lemmas"][k][i] != orig["lemmas"][k][i]
+                assert perturbed["text"][k] != orig["text"][k]
+                yield orig, perturbed, k
+
+
+def test_treebank_copies_replace_exactly_tau_words_with_attested_forms(treebank_build):
+    attested = set()
+    for path in sorted(EWT.glob("*.conllu")):
+        for s in read_conllu(path):
+            cols = SentenceColumns.from_sentence(s)
+            attested.update(zip(cols.upos, cols.feats, map(str.lower, cols.forms), strict=True))
+    checked = 0
+    for orig, perturbed, k in check_copies(treebank_build, "copos_treebank"):
+        for i in perturbed["replaced_positions"][k]:
+            key = (orig["upos"][k][i], orig["feats"][k][i], perturbed["forms"][k][i].lower())
+            assert key in attested, key
+            checked += 1
+    assert checked > 100
+
+
+def test_a_rebuild_is_byte_identical_in_another_process_with_workers(treebank_build, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "perturbed_ud", "build", "substitution", "--ud-root", str(UD_ROOT),
+         "--langs", "en", "--seeds", "1", "--tau", "1,3", "--copies", str(COPIES), "--limit",
+         "60", "--methods", "copos_treebank", "--workers", "2", "--out", str(tmp_path)],
+        capture_output=True, text=True, env={"PYTHONHASHSEED": "7", **__import__("os").environ},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    ours, again = (json.loads((f / "build.json").read_text()) for f in
+                   (treebank_build, tmp_path / "substitution"))  # fmt: skip
+    assert ours["content_sha256"] == again["content_sha256"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 59), st.integers(1, 8), st.integers(1, 50), st.integers(1, 10**6))
+def test_substitute_replaces_tau_words_or_none(index, tau, copy, seed):
+    cols = SENTENCES[index]
+    eligible = eligible_words(cols, CANDIDATES)
+    done = substitute("en", cols, eligible, tau, copy, KeyedDraws(seed, "en_ewt", cols.sent_id))
+    if len(eligible.candidates) < tau:
+        assert done is None
+        return
+    assert len(done.positions) == tau and set(done.positions) <= set(eligible.candidates)
+    assert done.cols.upos == cols.upos and done.cols.feats == cols.feats
+    changed = [
+        i for i, (a, b) in enumerate(zip(cols.forms, done.cols.forms, strict=True)) if a != b
+    ]
+    assert set(done.positions) <= set(changed)  # neighbours may adjust (a/an), nothing else
+    assert all(cols.upos[i] == "DET" for i in set(changed) - set(done.positions))
+    again = substitute("en", cols, eligible, tau, copy, KeyedDraws(seed, "en_ewt", cols.sent_id))
+    assert again.cols.forms == done.cols.forms
+
+
+SENTENCES = [SentenceColumns.from_sentence(s) for s in read_conllu(EWT / "en_ewt-ud-test.conllu")][
+    :60
+]
+CANDIDATES = TreebankCandidates(
+    "en", (SentenceColumns.from_sentence(s) for p in sorted(EWT.glob("*.conllu"))
+           for s in read_conllu(p))
+)  # fmt: skip
+
+
+def test_missing_wordnet_data_says_how_to_install_it(tmp_path):
+    result = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "en",
+               "--wordnet", str(tmp_path), "--out", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: no WordNet in {tmp_path} (no corpora/wordnet.zip)")
+    assert "python -m nltk.downloader -d DIR wordnet omw-1.4" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@needs_wordnet
+def test_wordnet_copies_use_synonyms_that_share_a_synset(tmp_path):
+    from perturbed_ud.perturb.wordnet import open_wordnet
+
+    folder = build(tmp_path, "--methods", "copos_wordnet", "--wordnet", WORDNET)
+    reader = open_wordnet(WORDNET)
+    checked = 0
+    for orig, perturbed, k in check_copies(folder, "copos_wordnet"):
+        for i, link in zip(perturbed["replaced_positions"][k], perturbed["links"][k], strict=True):
+            names = reader.synset(link).lemma_names()
+            assert orig["lemmas"][k][i] in names and perturbed["lemmas"][k][i] in names, link
+            checked += 1
+    assert checked > 50
+    again = build(tmp_path / "again", "--methods", "copos_wordnet", "--wordnet", WORDNET)
+    first, second = (json.loads((f / "build.json").read_text()) for f in (folder, again))
+    assert first["content_sha256"] == second["content_sha256"]
+    assert first["resources"]["wordnet"][0]["name"] == "wordnet.zip"
+
+
+@needs_wordnet
+def test_french_synonyms_come_from_the_open_multilingual_wordnet(tmp_path):
+    from perturbed_ud.perturb.wordnet import open_wordnet
+
+    result = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "fr",
+               "--split", "dev", "--seeds", "1", "--tau", "1", "--copies", "2", "--limit", "60",
+               "--wordnet", str(WORDNET), "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    reader = open_wordnet(WORDNET)
+    folder = tmp_path / "substitution"
+    orig = split(folder, "fr_copos_wordnet_tau1_seed1", "orig")
+    copy = split(folder, "fr_copos_wordnet_tau1_seed1", "perturbed_1")
+    assert len(orig["sent_id"]) >= 5  # the excerpt's lexicon is small: 195 of 200 with all of GSD
+    for k, (i,) in enumerate(copy["replaced_positions"]):
+        names = reader.synset(copy["links"][k][0]).lemma_names("fra")
+        assert orig["lemmas"][k][i] in names and copy["lemmas"][k][i] in names
+        assert copy["feats"][k][i] == orig["feats"][k][i]
