@@ -21,6 +21,7 @@ _TASKS = {
     "masked-word": ("runner:evaluate_masked_word", "masked_word:MaskedWordSettings"),
     "minimal-pair": ("minimal_pair:evaluate_minimal_pairs", "minimal_pair:MinimalPairSettings"),
     "score": ("sentence_task:evaluate_scores", "sentence_task:ScoreSettings"),
+    "distance": ("distance:evaluate_distances", "distance:DistanceSettings"),
 }
 # The options of every task that go to the run, not into the task's settings.
 RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
@@ -55,7 +56,8 @@ def evaluate(task: str, **options) -> dict:
     ``evaluate("minimal-pair", dataset="data/clams", model="gpt2", out="runs/gpt2",
     limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
     causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
-    (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud). The run folder keeps
+    (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud), ``distance``
+    (substitution). The run folder keeps
     each scored row, and a second call resumes it.
     """
     from .cli import evaluate as evaluate_group
@@ -86,6 +88,8 @@ def run_evaluation(task: str, values: dict) -> Path:
 
         quiet_libraries()
     run = {name: values.pop(name) for name in RUN_OPTIONS}
+    if values.get("max_tokens") is None:  # the task's own default
+        values.pop("max_tokens", None)
     return run_function(
         run.pop("dataset"), run.pop("model"), run.pop("out"),
         settings=settings_class(**values), **run,

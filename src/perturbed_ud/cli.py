@@ -215,8 +215,9 @@ def run_options(command):
         click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0."),
         click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="GPU autocast."),
-        click.option("--max-tokens", type=click.IntRange(min=1), default=16384,
-                     show_default=True, help="Rows × padded length per forward pass."),
+        click.option("--max-tokens", type=click.IntRange(min=1),
+                     help="Rows × padded length per forward pass (default: 16384; distance, "
+                     "which keeps every layer's states: 4096)."),
         click.option("--num-proc", type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
         click.option("--out", required=True, type=click.Path(), help="Run folder (resumable)."),
@@ -289,6 +290,15 @@ def minimal_pair(**values) -> None:
 def score(**values) -> None:
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
     run_task_command("score", values)
+
+
+@evaluate.command("distance")
+@run_options
+@kind_option
+@bos_option
+def distance(**values) -> None:
+    """Per-layer distances between perturbed copies and their originals (substitution)."""
+    run_task_command("distance", values)
 
 
 @main.command()

@@ -52,6 +52,7 @@ FEATURES = Features(
         "lang": Value("string"),
         "copy": Value("int32"),
         **{name: feature for name, feature in columns.FEATURES.items() if name != "sent_id"},
+        "original_forms": List(Value("string")),
         "replaced_positions": List(Value("int32")),
         "original_words": List(Value("string")),
         "new_words": List(Value("string")),
@@ -77,7 +78,9 @@ expressions and multiword tokens are never replaced.
 Columns: `sent_id`, `treebank`, `lang`, `copy` (0 in `orig`), `text` (the copy's own text,
 rendered from its words), `comments`, the word columns `ids`, `forms`, `lemmas`, `upos`,
 `xpos`, `feats`, `heads`, `deprels`, `deps`, `misc`, `multiword_tokens`, `empty_nodes`,
-then `replaced_positions` (0-based word indices), `original_words`, `new_words` and `links`
+then `original_forms` (the original sentence's words, so that a row compares with its
+original on its own), `replaced_positions` (0-based word indices), `original_words`,
+`new_words` and `links`
 (the synset the old and new lemma share, or `treebank`). UPOS, XPOS, FEATS, HEAD, DEPREL and
 DEPS never change; FORM and LEMMA change at the replaced positions, FORM alone for a
 neighbour adjusted to a new word (English a/an, French elision and contractions).
@@ -172,6 +175,7 @@ def _rows(originals, code, lang, copy, results=None) -> dict:
         rows["treebank"].append(code)
         rows["lang"].append(lang)
         rows["copy"].append(copy)
+        rows["original_forms"].append(cols.forms)
         rows["replaced_positions"].append(done.positions if done else [])
         rows["original_words"].append(done.originals if done else [])
         rows["new_words"].append(done.replacements if done else [])

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 import torch
 
 from ..errors import InputError
-from .models import LanguageModel, log_probs_at, next_token_log_probs, position_scores
+from .models import (
+    LanguageModel,
+    log_probs_at,
+    next_token_log_probs,
+    position_scores,
+    word_states,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +108,17 @@ class Batcher:
             return self._masked(rows, positions, batch, gold)
 
         return self._run(rows, score)
+
+    def word_states(
+        self, rows: list[list[int]], word_ids: list[list[int | None]], n_words: list[int]
+    ) -> list[torch.Tensor]:
+        """Every layer's state of each UD word (the mean of its pieces), per row."""
+
+        def states(batch):
+            picked = ([seq[r] for r in batch] for seq in (rows, word_ids, n_words))
+            return word_states(self.lm, *picked, self.padding_side)
+
+        return self._run(rows, states)
 
     def next_token_log_probs(self, rows: list[list[int]]) -> list[list[float]]:
         """Causal LM: log p(token_i | tokens_<i) for every token after the first, per row."""

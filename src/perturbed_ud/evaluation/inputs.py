@@ -16,7 +16,12 @@ from pathlib import Path
 from ..errors import InputError
 
 # The task that reads each dataset family (its short name in build.json).
-TASK_OF_FAMILY = {"perturbed-ud": "masked-word", "clams": "minimal-pair", "spud": "score"}
+TASK_OF_FAMILY = {
+    "perturbed-ud": "masked-word",
+    "clams": "minimal-pair",
+    "spud": "score",
+    "substitution": "distance",
+}
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 
 

@@ -388,6 +388,32 @@ def next_token_log_probs(
     return out
 
 
+def word_states(
+    lm: LanguageModel,
+    rows: list[list[int]],
+    word_ids: list[list[int | None]],
+    n_words: list[int],
+    padding_side: str = "right",
+) -> list[torch.Tensor]:
+    """Every layer's state of each UD word, the mean of its pieces' states (fp32), per row:
+    (layers + 1, words, hidden); layer 0 is the embeddings. ``word_ids`` gives each
+    piece's word (None for special tokens); a word without pieces gets zeros."""
+    ids, mask, position_ids, offsets = padded_inputs(lm, rows, padding_side)
+    inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
+    with torch.inference_mode(), _autocast(lm):
+        hidden = lm.model.base_model(**inputs, output_hidden_states=True).hidden_states
+    stacked = torch.stack(hidden, dim=1).float()  # rows × layers × positions × hidden
+    out = []
+    for r, (words, offset, n) in enumerate(zip(word_ids, offsets, n_words, strict=True)):
+        index = torch.tensor([n if w is None else w for w in words], device=stacked.device)
+        states = stacked[r, :, offset : offset + len(words)]
+        layers, _, width = states.shape
+        sums = states.new_zeros(layers, n + 1, width).index_add_(1, index, states)
+        counts = torch.bincount(index, minlength=n + 1)[:n].clamp(min=1)
+        out.append((sums[:, :n] / counts[None, :, None]).cpu())
+    return out
+
+
 def log_probs_at(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """log-softmax of each row of ``logits`` at its target (the fused log-softmax kernel is
     faster on CPU than a separate logsumexp)."""

@@ -244,3 +244,34 @@ def _log_ticks(low: float, high: float) -> list[float]:
         if sum(low <= t <= high for t in ticks) > 8:  # many decades: powers of ten only
             ticks = LogLocator().tick_values(low, high)
     return [float(t) for t in ticks if low <= t <= high]
+
+
+def plot_distances(summary: pd.DataFrame, path: str | Path) -> Figure:
+    """Distance by layer: a column of panels per language and method, ℓ2 above and cosine
+    similarity below, one line per τ (mean over sentences of the worst copy) with its
+    interquartile band, the N of sentences in the legend."""
+    summary = summary.fillna({"lang": "", "method": ""})
+    groups = sorted(summary.groupby(["lang", "method"]).groups)
+    fig = Figure(figsize=(max(7.0, 4.2 * len(groups)), 6.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, len(groups), squeeze=False, sharex=True)
+    for column, (lang, method) in enumerate(groups):
+        chosen = summary[(summary["lang"] == lang) & (summary["method"] == method)]
+        for tau, rows in chosen.groupby("tau", sort=True):
+            rows = rows.groupby("layer").mean(numeric_only=True).reset_index()  # seeds pooled
+            label = f"τ = {tau} (N = {int(rows['sentences'].max()):,})"
+            for ax, measure in zip(axes[:, column], ("l2", "cosine"), strict=True):
+                line = ax.plot(rows["layer"], rows[f"{measure}_mean"], marker="o", label=label)
+                ax.fill_between(rows["layer"], rows[f"{measure}_q1"], rows[f"{measure}_q3"],
+                                color=line[0].get_color(), alpha=0.15)  # fmt: skip
+        axes[0, column].set_title(f"{lang} {method}".strip(), fontsize="medium")
+        axes[0, column].set_ylabel("ℓ2 distance")
+        axes[1, column].set_ylabel("cosine similarity")
+        axes[1, column].set_xlabel("layer (0: embeddings)")
+        axes[1, column].xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes[0, column].legend(fontsize="small", frameon=False)
+    fig.suptitle(
+        "Distance to the worst perturbed copy, by layer\n"
+        f"{summary['model_name'].iloc[0]}; lines: mean over sentences, bands: quartiles"
+    )
+    return save(fig, path)

@@ -162,6 +162,7 @@ class Task:
     settings: object  # a frozen dataclass; every field goes into the run's signature
     split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
     columns: tuple[str, ...] = ()  # what the function and the reports read from each row
+    skip_splits: tuple[str, ...] = ()  # splits the task never scores (distance: orig)
 
 
 def run_task(
@@ -236,7 +237,7 @@ def run_task(
     for config in configs:
         ds = load_config(dataset, config, dataset_revision, content)
         for split, split_ds in ds.items():
-            if splits and split not in splits:
+            if (splits and split not in splits) or split in task.skip_splits:
                 continue
             if limit is not None:
                 split_ds = split_ds.select(range(min(limit, len(split_ds))))
