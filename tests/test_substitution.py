@@ -180,3 +180,38 @@ def test_french_synonyms_come_from_the_open_multilingual_wordnet(tmp_path):
         names = reader.synset(copy["links"][k][0]).lemma_names("fra")
         assert orig["lemmas"][k][i] in names and copy["lemmas"][k][i] in names
         assert copy["feats"][k][i] == orig["feats"][k][i]
+
+
+@needs_wordnet
+def test_the_lamalfa2022_protocol_reproduces_the_released_rule(tmp_path):
+    from perturbed_ud.perturb.lamalfa2022 import released_synonym
+    from perturbed_ud.perturb.wordnet import open_wordnet
+
+    reader = open_wordnet(WORDNET)
+    # the released code's own examples: the least common POS wins, no UPOS check
+    assert released_synonym(reader, "dog") == ("chase", "chase.v.01")
+    # in: n 3, s 3, r 1 among its first synsets; r's only head name is "in" itself
+    assert released_synonym(reader, "in") == ("in", "")
+    assert released_synonym(reader, "the") == ("the", "")
+    folder = build(tmp_path, "--protocol", "lamalfa2022", "--wordnet", WORDNET)
+    manifest = json.loads((folder / "build.json").read_text())
+    assert manifest["parameters"]["protocol"] == "lamalfa2022"
+    assert "protocol:lamalfa2022" in manifest["signature"]
+    for tau in TAUS:
+        config = f"en_copos_wordnet_tau{tau}_seed1"
+        entry = manifest["configs"][config]
+        orig = split(folder, config, "orig")
+        assert entry["splits"]["orig"] == len(orig["sent_id"]) == 60  # nothing dropped
+        sizes, identical, unchanged = set(), 0, 0
+        for copy in range(1, COPIES + 1):
+            perturbed = split(folder, config, f"perturbed_{copy}")
+            for k, positions in enumerate(perturbed["replaced_positions"]):
+                sizes.add(len(positions))
+                identical += perturbed["forms"][k] == orig["forms"][k]
+                pairs = zip(perturbed["original_words"][k], perturbed["new_words"][k], strict=True)
+                unchanged += sum(a == b for a, b in pairs)
+                assert perturbed["upos"][k] == orig["upos"][k]
+        assert sizes == set(range(1, tau + 1))  # τ is a maximum
+        assert entry["identical_copies"] == identical > 0
+        assert entry["unchanged_draws"] == unchanged
+    assert "Protocol `lamalfa2022`" in (folder / "README.md").read_text()

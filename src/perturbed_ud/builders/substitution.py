@@ -22,6 +22,7 @@ from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError
 from ..files import file_sha256
 from ..options import comma_ints, comma_words
+from ..perturb.lamalfa2022 import released_copy
 from ..perturb.substitution import (
     METHODS,
     REASONS,
@@ -44,6 +45,7 @@ from .spud import SpudInputs, lexicon_files, make_inflector
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "substitution"
+PROTOCOLS = ("paper", "lamalfa2022")
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
 FEATURES = Features(
     {
@@ -110,6 +112,12 @@ class SubstitutionSettings(UDSettings):
         default=(1, 5, 10),
     )
     copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10)
+    protocol: str = setting(
+        "paper (the paper's text: exactly τ content words, same UPOS and FEATS) or lamalfa2022 "
+        "(the released code's rule, see perturb/lamalfa2022.py)",
+        signature="protocol",
+        default="paper",
+    )
     wordnet: str | None = setting(
         "the nltk data folder holding WordNet and OMW (default: $PERTURBED_UD_WORDNET, then "
         "nltk's data folders; resolved when the settings are made); its files' digests enter "
@@ -128,6 +136,12 @@ class SubstitutionSettings(UDSettings):
             raise InputError(f"τ must be positive, got {list(self.taus)}")
         if self.copies < 1:
             raise InputError(f"copies must be at least 1, got {self.copies}")
+        if self.protocol not in PROTOCOLS:
+            raise InputError(
+                f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}"
+            )
+        if self.protocol == "lamalfa2022" and self.methods != ("copos_wordnet",):
+            raise InputError("the lamalfa2022 protocol has one method: copos_wordnet")
         if "copos_wordnet" in self.methods:  # found (or refused) before anything is written
             object.__setattr__(self, "wordnet", str(wordnet_folder(self.wordnet)))
 
@@ -147,6 +161,8 @@ class ConfigStats:
     kept: int = 0
     not_eligible: Counter = field(default_factory=Counter)  # reason -> content words
     eligible: int = 0
+    identical_copies: int = 0  # lamalfa2022: copies equal to their original
+    unchanged_draws: int = 0  # lamalfa2022: drawn words the rule left as they were
 
     def to_dict(self, lang, method, tau, seed, copies) -> dict:
         return {
@@ -159,6 +175,8 @@ class ConfigStats:
             "sentence_drops": {TOO_FEW_ELIGIBLE: self.sentences - self.kept},
             "eligible_words": self.eligible,
             "not_eligible": {r: self.not_eligible[r] for r in REASONS if self.not_eligible[r]},
+            "identical_copies": self.identical_copies,
+            "unchanged_draws": self.unchanged_draws,
         }
 
 
@@ -210,7 +228,7 @@ class Substitution(DatasetFamily):
         lang, code = job.treebank.lang, job.treebank.code
         inflector = make_inflector(SpudInputs(job.treebank, [], job.lexicon_files, [], s.pymorphy))
         sources = {}
-        for method in s.methods:
+        for method in s.methods if s.protocol == "paper" else ():
             if method == "copos_wordnet":
                 sources[method] = WordNetCandidates(lang, open_wordnet(job.wordnet), inflector)
             else:
@@ -224,6 +242,31 @@ class Substitution(DatasetFamily):
         sentences = select(job.treebank, s.selection)
         while chunk := [x for _, x in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
             originals = [SentenceColumns.from_sentence(x) for x in chunk]
+            if s.protocol == "lamalfa2022":
+                reader = open_wordnet(job.wordnet)
+                for tau in s.taus:
+                    configs = [config_name(lang, "copos_wordnet", tau, seed) for seed in s.seeds]
+                    for seed in s.seeds:  # every sentence is kept: τ is a maximum
+                        stats["copos_wordnet", tau, seed].sentences += len(originals)
+                        stats["copos_wordnet", tau, seed].kept += len(originals)
+                    rows = _rows(originals, code, lang, 0)
+                    writer.share(configs, "orig", table(rows, FEATURES))
+                    for seed, config in zip(s.seeds, configs, strict=True):
+                        for copy in copies:
+                            done = [
+                                released_copy(cols, reader, tau, copy,
+                                              KeyedDraws(seed, code, cols.sent_id))
+                                for cols in originals
+                            ]  # fmt: skip
+                            rows = _rows(originals, code, lang, copy, done)
+                            writer.write(config, f"perturbed_{copy}", table(rows, FEATURES))
+                            st = stats["copos_wordnet", tau, seed]
+                            for cols, d in zip(originals, done, strict=True):
+                                st.identical_copies += d.cols.forms == cols.forms
+                                st.unchanged_draws += sum(
+                                    a == b for a, b in zip(d.originals, d.replacements, strict=True)
+                                )
+                continue
             for method, source in sources.items():
                 eligible = [eligible_words(cols, source) for cols in originals]
                 for tau in s.taus:
@@ -263,6 +306,7 @@ class Substitution(DatasetFamily):
         s = self.settings
         return {
             "parameters": {
+                "protocol": s.protocol,
                 "methods": ",".join(s.methods),
                 "tau": ",".join(map(str, s.taus)),
                 "copies": s.copies,
@@ -299,6 +343,10 @@ class Substitution(DatasetFamily):
                   "content words not eligible"]  # fmt: skip
         wordnet = ", ".join(f"{f['name']} ({f['sha256'][:12]})" for f in
                             manifest["resources"]["wordnet"]) or "not used"  # fmt: skip
+        if manifest["parameters"].get("protocol") == "lamalfa2022":
+            header += ["identical copies", "unchanged draws"]
+            for row, c in zip(rows, manifest["configs"].values(), strict=True):
+                row += [c["identical_copies"], c["unchanged_draws"]]
         return CardText(
             loading_comment="splits orig and perturbed_1..k, aligned by row",
             parameters=build_parameters(manifest),
@@ -312,7 +360,8 @@ content words in the sentences read, and content words that are not eligible by 
 UPOS and FEATS; `no_inflected_form`: no synonym has a form with the word's FEATS in the UD
 files; `in_multiword_token`; `fixed_expression`):
 
-{markdown_table(header, rows)}""",
+{markdown_table(header, rows)}
+{_protocol_note(manifest)}""",
             citation=ud_citations(manifest),
             tags=["universal-dependencies", "syntax", "perturbation", "substitution"],
             task_categories=["fill-mask", "text-generation"],
@@ -331,6 +380,9 @@ files; `in_multiword_token`; `fixed_expression`):
                          help="Perturbed copies per sentence (k)."),
             click.option("--wordnet", type=click.Path(),
                          help="nltk data folder with corpora/wordnet.zip and omw-1.4.zip."),
+            click.option("--protocol", type=click.Choice(PROTOCOLS), default="paper",
+                         show_default=True, help="paper, or lamalfa2022: the released code's "
+                         "rule (τ a maximum, any word, no POS check or inflection)."),
             click.option("--no-pymorphy", is_flag=True, help="Russian: lexicons only."),
         ]  # fmt: skip
 
@@ -362,3 +414,20 @@ def _wordnet_files(results: list, settings: SubstitutionSettings) -> list[dict]:
         for name in ("wordnet.zip", "omw-1.4.zip")
         if (folder / name).is_file()
     ]
+
+
+def _protocol_note(manifest: dict) -> str:
+    """Under lamalfa2022, how its rows differ from what the description above promises."""
+    if manifest["parameters"].get("protocol") != "lamalfa2022":
+        return ""
+    return """
+**Protocol `lamalfa2022`: the released code's rule, not the paper's text.** A copy replaces
+m words, m drawn from 1..τ, at positions drawn over all words (punctuation too); the new
+word is the head name of the first synset, of the part of speech least common among the
+form's first 10 synsets, whose head name differs from the form; no UPOS check, no
+inflection, multiword names keep their underscores. A word without such a synset stays as
+it is: `unchanged draws` counts them and `identical copies` the copies equal to their
+original, which this protocol keeps. UPOS, FEATS and the tree are the original's and may
+not fit a replaced word. The default protocol `paper` replaces exactly τ content words by
+words of the same UPOS and FEATS.
+"""
