@@ -77,11 +77,17 @@ def omw_lang(lang: str, reader) -> str:
 
 def synonyms(reader, code: str, lemma: str, upos: str) -> list[tuple[str, str]]:
     """(lemma name, synset name) for every other single-word lemma of every synset of
-    ``lemma`` whose part of speech matches ``upos``, in WordNet's sense order."""
-    out, seen = [], {lemma.casefold()}
+    ``lemma`` whose part of speech matches ``upos``, in WordNet's sense order. A synset
+    counts only if it holds the lemma itself (case aside): WordNet's lookup also reduces
+    words to a base form (*media* to *medium*, the name *Peters* to *Peter*)."""
+    own = lemma.casefold()
+    out, seen = [], {own}
     for pos in WORDNET_POS.get(upos, ()):
         for synset in reader.synsets(lemma, pos=pos, lang=code):
-            for name in synset.lemma_names(code):
+            names = synset.lemma_names(code)
+            if own not in {name.casefold() for name in names}:
+                continue
+            for name in names:
                 if "_" in name or " " in name or name.casefold() in seen:
                     continue
                 seen.add(name.casefold())
