@@ -21,11 +21,10 @@ import pandas as pd
 import torch
 
 from ..files import atomic_path
-from .batching import BatchSettings
-from .models import MODEL_KINDS, device_for, load_lm
+from .models import device_for, load_lm
 from .plots import plot_distances
 from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import BOS_POLICIES, causal_encodings, masked_encodings
+from .sentence_scores import KindSettings, causal_encodings, masked_encodings
 from .summary import write_table
 
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
@@ -33,17 +32,8 @@ _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<se
 
 
 @dataclass(frozen=True, kw_only=True)
-class DistanceSettings(BatchSettings):
-    kind: str | None = None  # None: the model's own kind
-    bos: str = "prepend"  # causal LMs
+class DistanceSettings(KindSettings):
     max_tokens: int = 4096  # hidden states of every layer are kept for a batch
-
-    def __post_init__(self):
-        super().__post_init__()
-        if self.kind not in (*MODEL_KINDS, None):
-            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
-        if self.bos not in BOS_POLICIES:
-            raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
 
 
 def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> dict[str, list]:

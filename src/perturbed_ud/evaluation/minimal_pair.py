@@ -17,28 +17,18 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import atomic_path
-from .batching import BatchSettings
-from .models import MODEL_KINDS, device_for, load_lm
+from .models import device_for, load_lm
 from .plots import count_label, grouped_bars
 from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import BOS_POLICIES, causal_log_likelihoods, masked_pieces
+from .sentence_scores import KindSettings, causal_log_likelihoods, masked_pieces
 from .stats import WILSON, wilson_interval
 from .summary import write_table
 
 
 @dataclass(frozen=True, kw_only=True)
-class MinimalPairSettings(BatchSettings):
-    kind: str | None = None  # None: the model's own kind
-    bos: str = "prepend"  # causal LMs only
+class MinimalPairSettings(KindSettings):
     capitalize: bool = False
     final_period: bool = False
-
-    def __post_init__(self):
-        super().__post_init__()
-        if self.kind not in (*MODEL_KINDS, None):
-            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
-        if self.bos not in BOS_POLICIES:
-            raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
 
 
 def variant(sentence: str, settings: MinimalPairSettings) -> list[str]:

@@ -24,10 +24,29 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ..errors import InputError
-from .batching import Batcher
+from .batching import Batcher, BatchSettings
+from .models import MODEL_KINDS
 
 PLL_METRICS = ("original", "within_word_l2r")
 BOS_POLICIES = ("prepend", "none")
+
+
+@dataclass(frozen=True, kw_only=True)
+class KindSettings(BatchSettings):
+    """Settings of a task that scores masked or causal LMs: the kind (None: the model's
+    own) and, for causal LMs, whether BOS is prepended."""
+
+    kind: str | None = None
+    bos: str = "prepend"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.kind not in (*MODEL_KINDS, None):
+            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
+        if self.bos not in BOS_POLICIES:
+            raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
+
+
 WORD_GROUPINGS = ("ud", "tokenizer")
 
 
