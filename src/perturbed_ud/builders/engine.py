@@ -15,6 +15,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from rich.console import Console
 from rich.progress import Progress
 
 from .. import __version__
@@ -49,7 +50,8 @@ def build(
     with atomic_folder(final, overwrite=overwrite) as root:
         jobs = family.jobs()
         results = []
-        with Progress(transient=True) as progress:
+        console = Console(stderr=True)  # a bar on a terminal only: logs get no blank line
+        with Progress(transient=True, console=console, disable=not console.is_terminal) as progress:
             task = progress.add_task(f"building {family.name}", total=len(jobs))
             for result in _run(family, jobs, root, workers):
                 results.append(result)

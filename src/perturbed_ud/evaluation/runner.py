@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
+from rich.console import Console
 from rich.progress import Progress
 
 from .. import __version__
@@ -262,7 +263,7 @@ def run_task(
     bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
-        with Progress(transient=False) as progress:
+        with Progress(transient=False, console=Console(stderr=True)) as progress:
             bar = progress.add_task(
                 task.name, total=sum(stop - start for _, start, stop, _ in mine)
             )
