@@ -33,8 +33,8 @@ def build(family: str, out: str | Path, **options) -> Path:
 
     ``build("perturbed-ud", "data", langs=["en", "de"], seeds=[1, 2], limit=50)`` is
     ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``.
-    Families: ``perturbed-ud``, ``spud``, ``clams``; ``perturbed-ud build FAMILY --help``
-    lists each one's options.
+    Families: ``perturbed-ud``, ``spud``, ``clams``, ``substitution``; ``perturbed-ud build
+    FAMILY --help`` lists each one's options.
     """
     from .builders.engine import build as build_family
     from .cli import family_command
@@ -57,8 +57,7 @@ def evaluate(task: str, **options) -> dict:
     limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
     causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
     (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud), ``distance``
-    (substitution). The run folder keeps
-    each scored row, and a second call resumes it.
+    (substitution). The run folder keeps each scored row, and a second call resumes it.
     """
     from .cli import evaluate as evaluate_group
 
@@ -68,20 +67,11 @@ def evaluate(task: str, **options) -> dict:
     return json.loads((folder / "results.json").read_text(encoding="utf-8"))
 
 
-def precheck(task: str, values: dict) -> None:
-    """The checks that need no library: a mistyped local path, or data of another family,
-    fails at once, before torch, transformers and datasets are imported."""
-    from .evaluation.inputs import check_dataset, check_model_path, choose_configs, local_manifest
-
-    manifest = local_manifest(values["dataset"])
-    check_dataset(task, values["dataset"], manifest)
-    choose_configs(values["dataset"], manifest, values["configs"], values["splits"])
-    check_model_path(values["model"])
-
-
 def run_evaluation(task: str, values: dict) -> Path:
     """Run a task from its parsed option values; return the run folder."""
-    precheck(task, values)
+    from .evaluation.inputs import check_inputs
+
+    check_inputs(task, values["dataset"], values["configs"], values["splits"], values["model"])
     run_function, settings_class = (_imported(name) for name in _TASKS[task])
     if not values.pop("verbose"):
         from .evaluation.runner import quiet_libraries

@@ -148,11 +148,10 @@ class SubstitutionSettings(UDSettings):
 
 @dataclass
 class Job:
-    """One treebank: the files its lexicon (and treebank candidates) read, the WordNet data."""
+    """One treebank and the files its lexicon (and treebank candidates) read."""
 
     treebank: Treebank
     lexicon_files: list[Path]
-    wordnet: Path | None
 
 
 @dataclass
@@ -219,9 +218,8 @@ class Substitution(DatasetFamily):
         return ["orig", *(f"perturbed_{c}" for c in range(1, self.settings.copies + 1))]
 
     def jobs(self) -> list[Job]:
-        s = self.settings
-        folder = Path(s.wordnet) if s.wordnet else None
-        return [Job(t, lexicon_files(t, list(t.files), siblings=True), folder) for t in s.treebanks]
+        treebanks = self.settings.treebanks
+        return [Job(t, lexicon_files(t, list(t.files), siblings=True)) for t in treebanks]
 
     def write(self, job: Job, writer: ParquetSplitWriter) -> dict:
         s = self.settings
@@ -230,7 +228,7 @@ class Substitution(DatasetFamily):
         sources = {}
         for method in s.methods if s.protocol == "paper" else ():
             if method == "copos_wordnet":
-                sources[method] = WordNetCandidates(lang, open_wordnet(job.wordnet), inflector)
+                sources[method] = WordNetCandidates(lang, open_wordnet(Path(s.wordnet)), inflector)
             else:
                 files = job.lexicon_files
                 sources[method] = TreebankCandidates(
@@ -243,7 +241,7 @@ class Substitution(DatasetFamily):
         while chunk := [x for _, x in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
             originals = [SentenceColumns.from_sentence(x) for x in chunk]
             if s.protocol == "lamalfa2022":
-                reader = open_wordnet(job.wordnet)
+                reader = open_wordnet(Path(s.wordnet))
                 for tau in s.taus:
                     configs = [config_name(lang, "copos_wordnet", tau, seed) for seed in s.seeds]
                     for seed in s.seeds:  # every sentence is kept: τ is a maximum
@@ -314,7 +312,7 @@ class Substitution(DatasetFamily):
             },
             **ud_manifest(s),
             "resources": {
-                "wordnet": _wordnet_files(results, s),
+                "wordnet": _wordnet_files(s),
                 "inflection": {r["lang"]: r["inflection"] for r in results},
             },
             "configs": {name: c for r in results for name, c in sorted(r["configs"].items())},
@@ -405,7 +403,7 @@ def _count(stats: ConfigStats, eligible: list, kept: int) -> None:
         stats.not_eligible.update(reason for _, reason in e.reasons)
 
 
-def _wordnet_files(results: list, settings: SubstitutionSettings) -> list[dict]:
+def _wordnet_files(settings: SubstitutionSettings) -> list[dict]:
     if "copos_wordnet" not in settings.methods:
         return []
     folder = Path(settings.wordnet) / "corpora"

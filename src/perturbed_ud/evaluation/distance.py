@@ -60,7 +60,8 @@ def sentence_distances(batch, rank=None, *, model: str, revision, device: str, s
     options = DistanceSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     copies, originals = list(batch["forms"]), list(batch["original_forms"])
-    encoded = encode(lm, copies + originals, options.kind, options.bos)
+    sentences = copies + originals  # copy i's original is sentence i + len(copies)
+    encoded = encode(lm, sentences, options.kind, options.bos)
     fits = [len(ids) <= lm.max_length for ids, _ in encoded]
     too_long = [not (fits[i] and fits[i + len(copies)]) for i in range(len(copies))]
     todo = [i for i, skip in enumerate(too_long) if not skip]
@@ -68,7 +69,7 @@ def sentence_distances(batch, rank=None, *, model: str, revision, device: str, s
     states = options.batcher(lm).word_states(
         [encoded[i][0] for i in wanted],
         [encoded[i][1] for i in wanted],
-        [len((copies + originals)[i]) for i in wanted],
+        [len(sentences[i]) for i in wanted],
     )
     found = dict(zip(wanted, states, strict=True))
     out = {name: [] for name in MEASURES} | {"too_long": too_long}

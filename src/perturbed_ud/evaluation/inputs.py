@@ -97,6 +97,18 @@ def choose_configs(
         )
 
 
+def check_inputs(
+    task: str, dataset: str, configs: list[str] | None, splits: list[str] | None, model: str
+) -> None:
+    """The checks that need no library: a mistyped local path, data of another family, or
+    configs and splits the dataset lacks fail here, before torch, transformers and datasets
+    are imported."""
+    manifest = local_manifest(dataset)
+    check_dataset(task, dataset, manifest)
+    choose_configs(dataset, manifest, configs, splits)
+    check_model_path(model)
+
+
 def check_model_path(model: str) -> None:
     """A model named by a path that is not there fails here, before transformers is loaded."""
     if not Path(model).expanduser().exists() and can_only_be_a_path(model):

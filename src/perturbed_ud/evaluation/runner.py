@@ -37,7 +37,7 @@ from .. import __version__
 from ..errors import InputError, RunError
 from ..files import atomic_path, check_name, exclusive, output_folder, write_text
 from .datasets_io import config_names, dataset_content, load_config, require_columns
-from .inputs import check_dataset, check_model_path, choose_configs, local_manifest, model_kind
+from .inputs import check_inputs, local_manifest, model_kind
 from .masked_word import MaskedWordSettings, score_batch
 from .models import describe_model
 from .schema import Conditions, dataset_conditions
@@ -320,10 +320,7 @@ def evaluation(task: str, settings_class: type, *, kinds: tuple[str, ...] = ("ma
             from .models import checked_device
 
             settings = settings or settings_class()
-            manifest = local_manifest(dataset)
-            check_dataset(task, dataset, manifest)
-            choose_configs(dataset, manifest, configs, splits)
-            check_model_path(model)
+            check_inputs(task, dataset, configs, splits, model)
             checked_device(device)
             asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
             kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
