@@ -216,3 +216,84 @@ def test_the_lamalfa2022_protocol_reproduces_the_released_rule(tmp_path):
         assert entry["identical_copies"] == identical > 0
         assert entry["unchanged_draws"] == unchanged
     assert "Protocol `lamalfa2022`" in (folder / "README.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def coco_build(tmp_path_factory, tiny_bert):
+    return build(tmp_path_factory.mktemp("coco"), "--methods", "coco", "--model", tiny_bert)
+
+
+def test_coco_replaces_words_by_the_models_best_whole_word(coco_build, tiny_bert):
+    """An oracle: for every replaced word, the same word from a one-item, one-beam-at-a-time
+    search with the model's full logits (the batched search shares rows across sentences)."""
+    from reference_beam import naive_beam_search
+
+    from perturbed_ud.evaluation.masking import mask_target
+    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.perturb.surface_rules import like_case
+
+    lm = load_masked_lm(str(tiny_bert))
+    tokenizer = lm.tokenizer
+    checked = 0
+    for orig, perturbed, k in check_copies(coco_build, "coco"):
+        for i, new in zip(perturbed["replaced_positions"][k], perturbed["new_words"][k],
+                          strict=True):  # fmt: skip
+            item = mask_target(tokenizer, orig["forms"][k], i, scoring="paper",
+                               max_span_pieces=6, max_length=lm.max_length)  # fmt: skip
+            beams = naive_beam_search(lm, item, 8, list(tokenizer.all_special_ids))
+            words = [tokenizer.decode(list(p), skip_special_tokens=True) for p, _ in beams]
+            whole = [
+                w for w, (p, _) in zip(words, beams, strict=True)
+                if w.casefold() != orig["forms"][k][i].casefold()
+                and w.isalnum() and not w.isdigit()
+                and tokenizer([w], is_split_into_words=True, add_special_tokens=False)[
+                    "input_ids"] == list(p)
+            ]  # fmt: skip
+            assert like_case(orig["forms"][k][i], whole[0]) == new, (words, new)
+            assert perturbed["lemmas"][k][i] == "_" and perturbed["links"][k] == [
+                "masked_lm"
+            ] * len(perturbed["links"][k])
+            checked += 1
+    assert checked > 50
+
+
+def test_coco_records_the_model_and_is_deterministic_across_batch_sizes(
+    coco_build, tiny_bert, tmp_path
+):
+    manifest = json.loads((coco_build / "build.json").read_text())
+    lm = manifest["resources"]["masked_lm"]
+    assert lm["model"] == str(tiny_bert) and lm["revision"].startswith("sha256:")
+    assert f"masked_lm:{tiny_bert}@{lm['revision']},beam:8" in manifest["signature"]
+    assert f"revision {lm['revision']}" in (coco_build / "README.md").read_text()
+    assert sum(manifest["configs"]["en_coco_tau1_seed1"]["not_eligible"].values()) > 0
+    again = build(tmp_path, "--methods", "coco", "--model", tiny_bert, "--max-tokens", "200")
+    assert (
+        json.loads((again / "build.json").read_text())["content_sha256"]
+        == (manifest["content_sha256"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--methods", "coco"], "the coco method needs a masked language model: --model"),
+        (["--methods", "copos_treebank", "--model", "x"], "--model is used by the coco method"),
+    ],
+)
+def test_coco_options_are_checked_before_anything_is_written(tmp_path, args, message):
+    result = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "en",
+               "--out", str(tmp_path / "out"), *args],
+    )  # fmt: skip
+    assert result.exit_code == 1 and message in result.stderr, result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_coco_refuses_a_causal_model(tmp_path, tiny_gpt2):
+    result = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "en",
+               "--methods", "coco", "--model", str(tiny_gpt2), "--out", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "is a causal language model" in result.stderr and "not a masked one" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -74,7 +74,7 @@ def run_evaluation(task: str, values: dict) -> Path:
     check_inputs(task, values["dataset"], values["configs"], values["splits"], values["model"])
     run_function, settings_class = (_imported(name) for name in _TASKS[task])
     if not values.pop("verbose"):
-        from .evaluation.runner import quiet_libraries
+        from .evaluation.models import quiet_libraries
 
         quiet_libraries()
     run = {name: values.pop(name) for name in RUN_OPTIONS}

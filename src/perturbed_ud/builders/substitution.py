@@ -25,14 +25,13 @@ from ..options import comma_ints, comma_words
 from ..perturb.lamalfa2022 import released_copy
 from ..perturb.substitution import (
     METHODS,
-    REASONS,
     TOO_FEW_ELIGIBLE,
     TreebankCandidates,
     WordNetCandidates,
     eligible_words,
     substitute,
 )
-from ..perturb.wordnet import open_wordnet, wordnet_folder
+from ..perturb.wordnet import WORDNET_SOURCES, open_wordnet, wordnet_folder
 from ..registry import FAMILIES
 from ..rng import KeyedDraws
 from ..ud import columns
@@ -69,8 +68,12 @@ ADV) by other words of the same UPOS and FEATS, so the tree and its morphology s
 annotated while the words change. Methods: `copos_wordnet`, a synonym from a synset of the
 word's lemma whose part of speech matches its UPOS (WordNet 3.0 for English, the Open
 Multilingual Wordnet for other languages), inflected to the word's FEATS from the UD files;
-`copos_treebank`, any form the UD files show with the same UPOS and FEATS. Words in `fixed`
-expressions and multiword tokens are never replaced.
+`copos_treebank`, any form the UD files show with the same UPOS and FEATS; `coco`, the
+masked language model's best whole word at the position given the rest of the original
+sentence (every piece of the word masked and rebuilt by beam search), other than the
+original. A `coco` word is not checked against UPOS and FEATS and its lemma is unknown (`_`):
+the paper's context-consistent substitution trades the syntactic guarantee for fit to the
+context. Words in `fixed` expressions and multiword tokens are never replaced.
 
 | split | what it holds |
 |---|---|
@@ -82,10 +85,10 @@ rendered from its words), `comments`, the word columns `ids`, `forms`, `lemmas`,
 `xpos`, `feats`, `heads`, `deprels`, `deps`, `misc`, `multiword_tokens`, `empty_nodes`,
 then `original_forms` (the original sentence's words, so that a row compares with its
 original on its own), `replaced_positions` (0-based word indices), `original_words`,
-`new_words` and `links`
-(the synset the old and new lemma share, or `treebank`). UPOS, XPOS, FEATS, HEAD, DEPREL and
-DEPS never change; FORM and LEMMA change at the replaced positions, FORM alone for a
-neighbour adjusted to a new word (English a/an, French elision and contractions).
+`new_words` and `links` (the synset the old and new lemma share, `treebank`, or
+`masked_lm`). UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS never change; FORM and LEMMA change
+at the replaced positions, FORM alone for a neighbour adjusted to a new word (English a/an,
+French elision and contractions).
 """
 
 LA_MALFA_CITATION = """\
@@ -102,7 +105,7 @@ class SubstitutionSettings(UDSettings):
     """Everything that shapes a substitution build."""
 
     methods: tuple[str, ...] = setting(
-        "how replacements are found: copos_wordnet, copos_treebank",
+        "how replacements are found: copos_wordnet, copos_treebank, coco",
         signature="methods",
         default=("copos_wordnet",),
     )
@@ -125,6 +128,15 @@ class SubstitutionSettings(UDSettings):
         default=None,
     )
     pymorphy: bool = setting("Russian: inflect with pymorphy3 as well", default=True)
+    model: str | None = setting(
+        "coco: the masked language model (a Hub id or a folder); its revision enters the signature",
+        default=None,
+    )
+    revision: str | None = setting("coco: the model's Hub revision", default=None)
+    beam: int = setting("coco: beams kept while a word's pieces are rebuilt", default=8)
+    device: str | None = setting("coco: where the model runs (default: cuda when present)",
+                                 default=None)  # fmt: skip
+    max_tokens: int = setting("coco: rows × padded length per forward pass", default=16384)
     version: str = version_setting()
 
     def __post_init__(self):
@@ -144,6 +156,14 @@ class SubstitutionSettings(UDSettings):
             raise InputError("the lamalfa2022 protocol has one method: copos_wordnet")
         if "copos_wordnet" in self.methods:  # found (or refused) before anything is written
             object.__setattr__(self, "wordnet", str(wordnet_folder(self.wordnet)))
+        if "coco" in self.methods:
+            if self.model is None:
+                raise InputError("the coco method needs a masked language model: --model")
+            if self.beam < 1:
+                raise InputError(f"beam must be at least 1, got {self.beam}")
+            model_identity(self)
+        elif self.model is not None:
+            raise InputError("--model is used by the coco method only: add it to --methods")
 
 
 @dataclass
@@ -173,7 +193,7 @@ class ConfigStats:
             "sentences": self.sentences,
             "sentence_drops": {TOO_FEW_ELIGIBLE: self.sentences - self.kept},
             "eligible_words": self.eligible,
-            "not_eligible": {r: self.not_eligible[r] for r in REASONS if self.not_eligible[r]},
+            "not_eligible": dict(sorted(self.not_eligible.items())),
             "identical_copies": self.identical_copies,
             "unchanged_draws": self.unchanged_draws,
         }
@@ -229,6 +249,8 @@ class Substitution(DatasetFamily):
         for method in s.methods if s.protocol == "paper" else ():
             if method == "copos_wordnet":
                 sources[method] = WordNetCandidates(lang, open_wordnet(Path(s.wordnet)), inflector)
+            elif method == "coco":
+                sources[method] = _masked_lm_candidates(s)
             else:
                 files = job.lexicon_files
                 sources[method] = TreebankCandidates(
@@ -266,6 +288,8 @@ class Substitution(DatasetFamily):
                                 )
                 continue
             for method, source in sources.items():
+                if method == "coco":
+                    source.predict(originals)
                 eligible = [eligible_words(cols, source) for cols in originals]
                 for tau in s.taus:
                     kept = [k for k, e in enumerate(eligible) if len(e.candidates) >= tau]
@@ -313,6 +337,9 @@ class Substitution(DatasetFamily):
             **ud_manifest(s),
             "resources": {
                 "wordnet": _wordnet_files(s),
+                "masked_lm": model_identity(s) | {"beam": s.beam, "device": _device(s)}
+                if s.model
+                else None,
                 "inflection": {r["lang"]: r["inflection"] for r in results},
             },
             "configs": {name: c for r in results for name, c in sorted(r["configs"].items())},
@@ -321,7 +348,10 @@ class Substitution(DatasetFamily):
 
     def signature_extra(self, manifest: dict) -> list[str]:
         files = manifest["resources"]["wordnet"]
-        return [f"wordnet:{','.join(f['sha256'][:12] for f in files) or 'none'}"]
+        parts = [f"wordnet:{','.join(f['sha256'][:12] for f in files) or 'none'}"]
+        if lm := manifest["resources"]["masked_lm"]:
+            parts.append(f"masked_lm:{lm['model']}@{lm['revision']},beam:{lm['beam']}")
+        return parts
 
     def why_empty(self, results: list) -> str:
         return (
@@ -341,6 +371,12 @@ class Substitution(DatasetFamily):
                   "content words not eligible"]  # fmt: skip
         wordnet = ", ".join(f"{f['name']} ({f['sha256'][:12]})" for f in
                             manifest["resources"]["wordnet"]) or "not used"  # fmt: skip
+        if manifest["resources"]["wordnet"]:
+            langs = sorted({c["lang"] for c in manifest["configs"].values()
+                            if c["method"] == "copos_wordnet"})  # fmt: skip
+            wordnet += "; synonyms from " + "; ".join(
+                f"{lang}: {WORDNET_SOURCES[lang]}" for lang in langs
+            )
         if manifest["parameters"].get("protocol") == "lamalfa2022":
             header += ["identical copies", "unchanged draws"]
             for row, c in zip(rows, manifest["configs"].values(), strict=True):
@@ -350,13 +386,16 @@ class Substitution(DatasetFamily):
             parameters=build_parameters(manifest),
             sources=f"""\
 {treebank_sources(manifest)}
-WordNet data: {wordnet}. Inflected forms come from the UD files of each treebank.""",
+WordNet data: {wordnet}. Inflected forms come from the UD files of each treebank.\
+{_model_line(manifest)}""",
             statistics=f"""\
 Sentences read, kept (enough eligible words for τ), dropped (`too_few_eligible`), eligible
 content words in the sentences read, and content words that are not eligible by reason
 (`no_candidate`: no synonym of a matching part of speech, or no other form with the same
 UPOS and FEATS; `no_inflected_form`: no synonym has a form with the word's FEATS in the UD
-files; `in_multiword_token`; `fixed_expression`):
+files; `no_whole_word_predicted`: none of the masked LM's beams is a whole word other than
+the original; `span_too_long`: more than 6 pieces; `sentence_too_long`: longer than the
+model's input; `in_multiword_token`; `fixed_expression`):
 
 {markdown_table(header, rows)}
 {_protocol_note(manifest)}""",
@@ -382,6 +421,14 @@ files; `in_multiword_token`; `fixed_expression`):
                          show_default=True, help="paper, or lamalfa2022: the released code's "
                          "rule (τ a maximum, any word, no POS check or inflection)."),
             click.option("--no-pymorphy", is_flag=True, help="Russian: lexicons only."),
+            click.option("--model", help="coco: the masked LM (Hub id or folder)."),
+            click.option("--revision", help="coco: the model's Hub revision."),
+            click.option("--beam", type=click.IntRange(min=1), default=8, show_default=True,
+                         help="coco: beams kept while a word's pieces are rebuilt."),
+            click.option("--device", help="coco: cpu, cuda, cuda:1 … (default: cuda when "
+                         "present)."),
+            click.option("--max-tokens", type=click.IntRange(min=1), default=16384,
+                         show_default=True, help="coco: rows × padded length per batch."),
         ]  # fmt: skip
 
     @classmethod
@@ -393,6 +440,32 @@ files; `in_multiword_token`; `fixed_expression`):
             pymorphy=not values.pop("no_pymorphy"),
             **values,
         )
+
+
+def model_identity(settings: SubstitutionSettings) -> dict:
+    """The coco model's name, revision and tokenizer (checked to be a masked LM)."""
+    try:
+        from ..perturb.coco import masked_lm_identity
+    except ImportError as err:
+        raise InputError(
+            f"the coco method runs a language model: pip install 'perturbed-ud[eval]' ({err})"
+        ) from err
+    return masked_lm_identity(settings.model, settings.revision)
+
+
+def _device(settings: SubstitutionSettings) -> str:
+    import torch
+
+    return settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _masked_lm_candidates(settings: SubstitutionSettings):
+    from ..evaluation.models import load_masked_lm, quiet_libraries
+    from ..perturb.coco import MaskedLMCandidates
+
+    quiet_libraries()
+    lm = load_masked_lm(settings.model, _device(settings), None, settings.revision)
+    return MaskedLMCandidates(lm, settings.beam, settings.max_tokens)
 
 
 def _count(stats: ConfigStats, eligible: list, kept: int) -> None:
@@ -412,6 +485,17 @@ def _wordnet_files(settings: SubstitutionSettings) -> list[dict]:
         for name in ("wordnet.zip", "omw-1.4.zip")
         if (folder / name).is_file()
     ]
+
+
+def _model_line(manifest: dict) -> str:
+    lm = manifest["resources"].get("masked_lm")
+    if not lm:
+        return ""
+    return (
+        f"\nMasked language model (coco): {lm['model']}, revision {lm['revision']} "
+        f"({lm['model_type']}, {lm['vocab_size']} tokens), beam {lm['beam']}, "
+        f"fp32 on {lm['device']}."
+    )
 
 
 def _protocol_note(manifest: dict) -> str:

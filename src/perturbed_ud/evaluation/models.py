@@ -215,6 +215,20 @@ def check_kind(name: str, config, kind: str, choosable: bool) -> None:
     raise InputError(f"{name} is a {actual} language model ({why}), not a {kind} one: {fix}")
 
 
+def quiet_libraries() -> None:
+    """Turn off the libraries' own progress bars and info logging ("Loading weights",
+    "Generating split"): the run's one progress bar says what happens."""
+    import datasets
+    import huggingface_hub
+    import transformers
+
+    datasets.logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    huggingface_hub.utils.disable_progress_bars()
+
+
 _CACHE: dict[tuple, LanguageModel] = {}
 
 

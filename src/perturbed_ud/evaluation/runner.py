@@ -54,20 +54,6 @@ def recorded_settings(settings) -> dict:
     return {k: v for k, v in values.items() if kind is None or ONLY_FOR_KIND.get(k, kind) == kind}
 
 
-def quiet_libraries() -> None:
-    """Turn off the libraries' own progress bars and info logging ("Loading weights",
-    "Generating split"): the run's one progress bar says what happens."""
-    import datasets
-    import huggingface_hub
-    import transformers
-
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
-    transformers.logging.set_verbosity_error()
-    transformers.utils.logging.disable_progress_bar()
-    huggingface_hub.utils.disable_progress_bars()
-
-
 def _versions() -> dict:
     import datasets
     import torch

@@ -7,6 +7,8 @@ expression and a multiword token, and has at least one candidate: a different le
 - ``copos_wordnet``: a synset of the word's lemma whose part of speech matches its UPOS
   (single-word lemma names only), inflected to the word's FEATS from the UD lexicon;
 - ``copos_treebank``: the forms seen in the UD files with the word's UPOS and FEATS.
+- ``coco``: the masked language model's best whole word at the position
+  (:mod:`perturbed_ud.perturb.coco`).
 
 A copy draws τ eligible words and one candidate for each, keyed by (seed, treebank,
 sent_id, τ, copy[, word index]); a sentence with fewer than τ eligible words gives no copy
@@ -36,12 +38,11 @@ from .surface_rules import (
 from .word_order import CONTENT_UPOS
 from .wordnet import omw_lang, synonyms
 
-METHODS = ("copos_wordnet", "copos_treebank")
+METHODS = ("copos_wordnet", "copos_treebank", "coco")
 NO_CANDIDATE = "no_candidate"
 NO_INFLECTED_FORM = "no_inflected_form"
 IN_MULTIWORD_TOKEN = "in_multiword_token"
 FIXED_EXPRESSION = "fixed_expression"
-REASONS = (NO_CANDIDATE, NO_INFLECTED_FORM, IN_MULTIWORD_TOKEN, FIXED_EXPRESSION)
 TOO_FEW_ELIGIBLE = "too_few_eligible"  # a sentence dropped for a τ
 
 
@@ -106,22 +107,31 @@ class Eligible:
     reasons: list[tuple[str, str]] = field(default_factory=list)  # (UPOS, reason)
 
 
-def eligible_words(cols: SentenceColumns, source) -> Eligible:
+def open_positions(cols: SentenceColumns) -> tuple[list[int], list[tuple[str, str]]]:
+    """The content words that may be replaced, and (UPOS, reason) for those that may not."""
     in_token = {i for a, b, _ in cols.mwt_spans() for i in range(a, b + 1)}
-    result = Eligible({})
+    positions, reasons = [], []
     for i, upos in enumerate(cols.upos):
         if upos not in CONTENT_UPOS:
             continue
         if cols.deprels[i].split(":")[0] == "fixed":
-            result.reasons.append((upos, FIXED_EXPRESSION))
+            reasons.append((upos, FIXED_EXPRESSION))
         elif i in in_token:
-            result.reasons.append((upos, IN_MULTIWORD_TOKEN))
+            reasons.append((upos, IN_MULTIWORD_TOKEN))
         else:
-            found, reason = source.candidates(cols, i)
-            if found:
-                result.candidates[i] = found
-            else:
-                result.reasons.append((upos, reason))
+            positions.append(i)
+    return positions, reasons
+
+
+def eligible_words(cols: SentenceColumns, source) -> Eligible:
+    positions, reasons = open_positions(cols)
+    result = Eligible({}, reasons)
+    for i in positions:
+        found, reason = source.candidates(cols, i)
+        if found:
+            result.candidates[i] = found
+        else:
+            result.reasons.append((cols.upos[i], reason))
     return result
 
 

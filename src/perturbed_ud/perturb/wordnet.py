@@ -19,6 +19,15 @@ from ..errors import InputError
 ENV = "PERTURBED_UD_WORDNET"
 # ISO 639-1 -> the OMW 1.4 language code nltk knows it by (English: WordNet itself).
 OMW_LANGS = {"en": "eng", "fr": "fra", "es": "spa", "zh": "cmn", "ar": "arb"}
+# Where each language's synonyms come from and under which licence (the OMW 1.4 tab files
+# name theirs); a dataset of substitutions carries words drawn from them.
+WORDNET_SOURCES = {
+    "en": "Princeton WordNet 3.0 (WordNet 3.0 licence)",
+    "fr": "WOLF, via OMW 1.4 (CeCILL-C)",
+    "es": "Multilingual Central Repository 3.0, via OMW 1.4 (CC BY 3.0)",
+    "zh": "Chinese Open Wordnet, via OMW 1.4 (WordNet licence)",
+    "ar": "Arabic WordNet 2, via OMW 1.4 (CC BY-SA 3.0)",
+}
 # UPOS -> WordNet parts of speech (ADJ: head and satellite adjectives).
 WORDNET_POS = {"NOUN": ("n",), "PROPN": ("n",), "VERB": ("v",), "ADJ": ("a", "s"), "ADV": ("r",)}
 INSTALL = (
