@@ -78,22 +78,22 @@ def test_a_card_with_broken_yaml_is_named(built, tmp_path, tiny_bert):
 
 
 @pytest.mark.parametrize(
-    "command, dataset, suits",
+    "command, dataset, tasks, suits",
     [
-        ("masked-word", "spud", "score"),
-        ("minimal-pair", "perturbed-ud", "masked-word"),
-        ("score", "clams", "minimal-pair"),
+        ("masked-word", "spud", "score` or `evaluate probe", "score"),
+        ("minimal-pair", "perturbed-ud", "masked-word", "masked-word"),
+        ("score", "clams", "minimal-pair", "minimal-pair"),
     ],
 )
 def test_a_dataset_for_another_command_is_named_as_such(
-    built, tmp_path, tiny_bert, command, dataset, suits
+    built, tmp_path, tiny_bert, command, dataset, tasks, suits
 ):
     """From build.json, before any data or model loads; without one (a dataset built
     elsewhere), from the columns of its first split. Either way nothing is written."""
     result = score(built / dataset, tiny_bert, tmp_path, command)
     family = json.loads((built / dataset / "build.json").read_text())["family"]
     assert_refused(result, f"{built / dataset} is a {dataset} dataset ({family})")
-    assert f"`evaluate {command}` does not read it; use `evaluate {suits}`" in result.output
+    assert f"`evaluate {command}` does not read it; use `evaluate {tasks}`" in result.output
     assert not (tmp_path / "run").exists()
 
     folder = copy(built, dataset, tmp_path)

@@ -22,10 +22,13 @@ _TASKS = {
     "minimal-pair": ("minimal_pair:evaluate_minimal_pairs", "minimal_pair:MinimalPairSettings"),
     "score": ("sentence_task:evaluate_scores", "sentence_task:ScoreSettings"),
     "distance": ("distance:evaluate_distances", "distance:DistanceSettings"),
+    "probe": ("probing:evaluate_probes", "probing:ProbeSettings"),
 }
 # The options of every task that go to the run, not into the task's settings.
 RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
                "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+# Options of one task that go to its run: where the probes' training treebank comes from.
+TASK_RUN_OPTIONS = {"probe": ("ud_root", "download", "offline", "treebanks")}
 
 
 def build(family: str, out: str | Path, **options) -> Path:
@@ -77,7 +80,7 @@ def run_evaluation(task: str, values: dict) -> Path:
         from .evaluation.models import quiet_libraries
 
         quiet_libraries()
-    run = {name: values.pop(name) for name in RUN_OPTIONS}
+    run = {name: values.pop(name) for name in (*RUN_OPTIONS, *TASK_RUN_OPTIONS.get(task, ()))}
     if values.get("max_tokens") is None:  # the task's own default
         values.pop("max_tokens", None)
     return run_function(

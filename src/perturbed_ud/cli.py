@@ -216,8 +216,8 @@ def run_options(command):
         click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="GPU autocast."),
         click.option("--max-tokens", type=click.IntRange(min=1),
-                     help="Rows × padded length per forward pass (default: 16384; distance, "
-                     "which keeps every layer's states: 4096)."),
+                     help="Rows × padded length per forward pass (default: 16384; distance "
+                     "and probe, which keep every layer's states: 4096)."),
         click.option("--num-proc", type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
         click.option("--out", required=True, type=click.Path(), help="Run folder (resumable)."),
@@ -299,6 +299,77 @@ def score(**values) -> None:
 def distance(**values) -> None:
     """Per-layer distances between perturbed copies and their originals (substitution)."""
     run_task_command("distance", values)
+
+
+def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
+    from .options import comma_ints
+
+    return tuple(comma_ints(value)) if value else ()
+
+
+@evaluate.command("probe")
+@run_options
+@kind_option
+@bos_option
+@click.option(
+    "--probes",
+    default="distance,depth,pos,root,depprobe",
+    show_default=True,
+    callback=lambda ctx, param, value: tuple(_comma_list(ctx, param, [value])),
+    help="Comma list of distance, depth, pos, root, depprobe.",
+)
+@click.option(
+    "--layers",
+    callback=_comma_ints,
+    help="Hidden states probed, comma list (0: embeddings; -5: hidden_states[-5]; "
+    "default: the middle layer).",
+)
+@click.option(
+    "--probe-seeds",
+    default="1,2,3",
+    show_default=True,
+    callback=_comma_ints,
+    help="Seeds of probe training: their mean and spread are reported.",
+)
+@click.option(
+    "--train-split", default="train", show_default=True, help="UD split the probes train on."
+)
+@click.option(
+    "--dev-split",
+    default="dev",
+    show_default=True,
+    help="UD split that picks the epoch (the train split: its last 10 %).",
+)
+@click.option(
+    "--train-limit",
+    type=click.IntRange(min=1),
+    help="Only the first N training (and development) sentences.",
+)
+@click.option("--epochs", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--patience", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    help="Sentences per probe training step.",
+)
+@click.option(
+    "--rank",
+    type=click.IntRange(min=1),
+    default=128,
+    show_default=True,
+    help="Rank of the distance, depth and DepProbe maps.",
+)
+@click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebanks to train on.")
+@click.option("--download", is_flag=True, help="Fetch the training treebank from UD's GitHub.")
+@click.option("--offline", is_flag=True, help="With --download: only the cache.")
+@click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override.")
+def probe(**values) -> None:
+    """Probes trained on a UD treebank, tested on original vs perturbed trees (spud,
+    substitution): UUAS, DSpr, root, depth, POS, UAS, LAS, RelAcc and their drops."""
+    run_task_command("probe", values)
 
 
 @main.command()

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from ..errors import InputError
 
-# The task that reads each dataset family (its short name in build.json).
-TASK_OF_FAMILY = {
-    "perturbed-ud": "masked-word",
-    "clams": "minimal-pair",
-    "spud": "score",
-    "substitution": "distance",
+# The tasks that read each dataset family (its short name in build.json); `probe` reads
+# those whose rows carry UD trees.
+TASKS_OF_FAMILY = {
+    "perturbed-ud": ("masked-word",),
+    "clams": ("minimal-pair",),
+    "spud": ("score", "probe"),
+    "substitution": ("distance", "probe"),
 }
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 
@@ -69,11 +70,12 @@ def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:
     if manifest is None:
         return
     family = manifest.get("dataset")
-    fits = TASK_OF_FAMILY.get(family)
-    if fits is not None and fits != task:
+    fits = TASKS_OF_FAMILY.get(family)
+    if fits is not None and task not in fits:
         raise InputError(
             f"{dataset} is a {family} dataset ({manifest.get('family')}): "
-            f"`evaluate {task}` does not read it; use `evaluate {fits}`"
+            f"`evaluate {task}` does not read it; use "
+            + " or ".join(f"`evaluate {t}`" for t in fits)
         )
 
 

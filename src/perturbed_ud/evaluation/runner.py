@@ -73,7 +73,7 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _start(run: Path, header: dict, overwrite: bool) -> None:
+def start_run(run: Path, header: dict, overwrite: bool) -> None:
     """Create the run folder, or check that an existing one was started the same way.
 
     A run of other settings is replaced with ``overwrite``, or when it scored nothing yet
@@ -182,35 +182,12 @@ def run_task(
     )
 
     run = Path(out)
-    content = dataset_content(dataset)  # the files' hash: what the run resumes on
-    configs = configs or config_names(dataset, dataset_revision)
-    settings = task.settings
-    identity = describe_model(
-        model, revision, getattr(settings, "dtype", None), getattr(settings, "kind", None)
-    )
-    header = {
-        "task": task.name,
-        "dataset": dataset,
-        "dataset_revision": dataset_revision,
-        "dataset_content_sha256": content,
-        "dataset_build": _build_identity(local_manifest(dataset)),
-        "configs": configs,
-        "splits": splits,
-        "limit": limit,
-        "model": model,
-        "revision": revision,
-        "model_identity": identity,
-        "device": device,
-        "settings": recorded_settings(task.settings),
-        "chunk_rows": CHUNK_ROWS,
-        "num_proc": num_proc,
-        "versions": _versions(),
-        "signature": f"{task.name}|model:{model}@{identity['revision']}|"
-        f"data:{content or f'{dataset}@{dataset_revision}'}|"
-        f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
-        + "|".join(f"{k}:{v}" for k, v in recorded_settings(task.settings).items()),
-    }
-    _start(run, header, overwrite)
+    header = run_header(
+        task.name, dataset, model, task.settings, configs=configs, splits=splits, limit=limit,
+        device=device, revision=revision, dataset_revision=dataset_revision, num_proc=num_proc,
+    )  # fmt: skip
+    content, configs = header["dataset_content_sha256"], header["configs"]
+    start_run(run, header, overwrite)
     if num_proc and num_proc > 1:
         multiprocessing.set_start_method("spawn", force=True)
     kwargs = {
@@ -272,6 +249,51 @@ def run_task(
     _wait_for([path for *_, path in chunks])
     parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
     return run, pd.concat(parts, ignore_index=True), header
+
+
+def run_header(
+    task: str,
+    dataset: str,
+    model: str,
+    settings,
+    *,
+    configs: list[str] | None,
+    splits: list[str] | None,
+    limit: int | None,
+    device: str,
+    revision: str | None,
+    dataset_revision: str | None,
+    num_proc: int | None = None,
+) -> dict:
+    """What a run reads and computes: its ``run.json``, whose signature a resumed run must
+    match. A local dataset is named by the hash of its files."""
+    content = dataset_content(dataset)
+    configs = configs or config_names(dataset, dataset_revision)
+    identity = describe_model(
+        model, revision, getattr(settings, "dtype", None), getattr(settings, "kind", None)
+    )
+    return {
+        "task": task,
+        "dataset": dataset,
+        "dataset_revision": dataset_revision,
+        "dataset_content_sha256": content,
+        "dataset_build": _build_identity(local_manifest(dataset)),
+        "configs": configs,
+        "splits": splits,
+        "limit": limit,
+        "model": model,
+        "revision": revision,
+        "model_identity": identity,
+        "device": device,
+        "settings": recorded_settings(settings),
+        "chunk_rows": CHUNK_ROWS,
+        "num_proc": num_proc,
+        "versions": _versions(),
+        "signature": f"{task}|model:{model}@{identity['revision']}|"
+        f"data:{content or f'{dataset}@{dataset_revision}'}|"
+        f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
+        + "|".join(f"{k}:{v}" for k, v in recorded_settings(settings).items()),
+    }
 
 
 def _build_identity(manifest: dict | None) -> dict | None:

@@ -1,0 +1,393 @@
+"""The ``probe`` task: does syntax read out of a model survive a perturbation that keeps it?
+(La Malfa et al. 2022, Alg. 2; SPUD §5 with DepProbe.)
+
+Probes (`probes`) train on one layer's frozen word vectors of a UD treebank's training split,
+select their epoch on its development split, and are tested on the original and perturbed
+splits of a dataset whose rows carry the UD tree (``spud``: orig vs nonce; ``substitution``:
+orig vs k copies). Per sentence the metrics of `probe_metrics`; per config, layer and metric
+the original value, the perturbed one (with several copies, each sentence's worst copy) and
+the drop, each averaged over probe seeds, with a bootstrap interval over sentences and the
+spread over seeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..errors import InputError
+from ..ud.columns import SentenceColumns
+from ..ud.conllu_io import read_conllu
+from ..ud.sources import parse_treebank_overrides, resolve
+from .datasets_io import load_config, require_columns
+from .models import load_lm
+from .probe_metrics import (
+    LENGTH_AVERAGED,
+    METRICS,
+    RATIOS,
+    aggregate,
+    attachment_counts,
+    decode_dependencies,
+    depth_root,
+    depth_spearman,
+    distance_spearman,
+    sentence_values,
+    uuas_counts,
+)
+from .probes import PROBES, Gold, ProbeData, Training, predictions, train_probe
+from .runner import evaluation, finish, records, run_header, say, start_run
+from .sentence_scores import KindSettings
+from .stats import BOOTSTRAP_SEED, _percentiles, bootstrap_name
+from .summary import write_table
+from .trees import UPOS_TAGS
+from .word_vectors import hidden_layers, word_vectors
+
+COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels")
+HELD_OUT = 0.1  # of the training sentences, when the development split is the training split
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProbeSettings(KindSettings):
+    max_tokens: int = 4096  # every layer's states are kept for a batch
+    probes: tuple[str, ...] = PROBES
+    layers: tuple[int, ...] = ()  # hidden states (0: embeddings; −1: the last); () the middle
+    probe_seeds: tuple[int, ...] = (1, 2, 3)
+    train_split: str = "train"
+    dev_split: str = "dev"  # the train split again: its last 10 % are held out
+    train_limit: int | None = None
+    epochs: int = 30
+    patience: int = 3
+    batch_size: int = 32
+    rank: int = 128
+    resamples: int = 1000
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("probes", "layers", "probe_seeds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if unknown := [p for p in self.probes if p not in PROBES] or not self.probes:
+            raise InputError(f"probes must be among {', '.join(PROBES)}, not {unknown}")
+        if not self.probe_seeds:
+            raise InputError("no probe seeds given")
+        if min(self.epochs, self.patience, self.batch_size, self.rank, self.resamples) < 1:
+            raise InputError("epochs, patience, batch size, rank and resamples must be positive")
+
+    def training(self) -> Training:
+        return Training(self.epochs, self.patience, self.batch_size, rank=self.rank)
+
+
+@dataclass
+class Sentences:
+    """Sentences of one source with their gold labels (None where the heads make no tree)."""
+
+    ids: list[str]
+    forms: list[list[str]]
+    upos: list[list[str]]
+    heads: list[list[int]]
+    deprels: list[list[str]]
+    gold: list[Gold | None]
+
+    @classmethod
+    def of(cls, ids, forms, upos, heads, deprels) -> Sentences:
+        gold = []
+        for h, u, d in zip(heads, upos, deprels, strict=True):
+            try:
+                gold.append(Gold.of(h, u, d))
+            except ValueError:
+                gold.append(None)
+        columns = (list(map(list, column)) for column in (forms, upos, heads, deprels))
+        return cls(list(ids), *columns, gold)
+
+    def part(self, start: int, stop: int) -> Sentences:
+        return Sentences(
+            self.ids[start:stop], self.forms[start:stop], self.upos[start:stop],
+            self.heads[start:stop], self.deprels[start:stop], self.gold[start:stop],
+        )  # fmt: skip
+
+    def digest(self) -> str:
+        text = json.dumps([self.ids, self.forms], ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _ud_sentences(treebank, limit: int | None) -> Sentences:
+    columns = []
+    for path in treebank.files:
+        for sentence in read_conllu(path):
+            columns.append(SentenceColumns.from_sentence(sentence))
+            if limit is not None and len(columns) >= limit:
+                break
+    return Sentences.of(
+        [c.sent_id for c in columns], [c.forms for c in columns], [c.upos for c in columns],
+        [c.heads for c in columns], [c.deprels for c in columns],
+    )  # fmt: skip
+
+
+def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> tuple:
+    """(train, dev, the treebank read) for a language, through the UD sources the builds
+    use (``source``: ud_root, download, offline, treebank overrides)."""
+    sets = []
+    for split in dict.fromkeys((settings.train_split, settings.dev_split)):
+        (treebank,) = resolve([lang], split=split, **source)
+        sets.append((treebank, _ud_sentences(treebank, settings.train_limit)))
+    (treebank, train), *rest = sets
+    if rest:
+        return train, rest[0][1], treebank.describe()
+    cut = len(train.ids) - max(1, round(HELD_OUT * len(train.ids)))
+    if cut < 1:
+        raise InputError(f"{len(train.ids)} training sentence(s): too few to hold some out")
+    return train.part(0, cut), train.part(cut, len(train.ids)), treebank.describe()
+
+
+def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
+    usable = [
+        i for i, gold in enumerate(sentences.gold) if gold is not None and not vectors.too_long[i]
+    ]
+    return ProbeData(vectors.layer(layer), vectors.offsets, sentences.gold, usable)
+
+
+def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) -> dict:
+    """One sentence's metric columns from one probe's output."""
+    if probe == "distance":
+        found, edges = uuas_counts(output, gold.distances, upos)
+        return {
+            "uuas_correct": found,
+            "uuas_edges": edges,
+            "dspr": distance_spearman(output, gold.distances),
+        }
+    if probe == "depth":
+        return {
+            "nspr": depth_spearman(output, gold.depths),
+            "depth_root_correct": int(depth_root(output, upos) == gold.root),
+        }
+    if probe == "pos":
+        tags = [UPOS_TAGS[k] for k in output.argmax(axis=1)]
+        return {"pos_correct": sum(a == b for a, b in zip(tags, upos, strict=True))}
+    if probe == "root":
+        return {"root_correct": int(int(output.argmax()) == gold.root)}
+    heads, relations = decode_dependencies(*output)
+    return attachment_counts(heads, relations, gold_heads, deprels)
+
+
+@dataclass
+class TestSplit:
+    config: str
+    split: str
+    lang: str
+    sentences: Sentences
+
+
+def test_splits(dataset, configs, splits, revision, content, limit) -> list[TestSplit]:
+    """The original split and the perturbed ones of each config, rows aligned by sent_id."""
+    out = []
+    for config in configs:
+        ds = load_config(dataset, config, revision, content)
+        if "orig" not in ds:
+            raise InputError(f"config {config!r} of {dataset} has no split 'orig' to compare with")
+        for split, rows in ds.items():
+            if splits and split not in splits and split != "orig":
+                continue
+            where = f"split {split!r} of config {config!r} of {dataset}"
+            require_columns(rows.column_names, COLUMNS, "evaluate probe", where)
+            if limit is not None:
+                rows = rows.select(range(min(limit, len(rows))))
+            data = rows.select_columns([*COLUMNS, "lang"] if "lang" in rows.column_names
+                                       else list(COLUMNS)).to_dict()  # fmt: skip
+            lang = data.get("lang", [config.split("_")[0]])[0]
+            sentences = Sentences.of(*(data[c] for c in COLUMNS))
+            out.append(TestSplit(config, split, lang, sentences))
+    return out
+
+
+def resolved_layers(asked: tuple[int, ...], count: int) -> list[int]:
+    """Hidden-state indices (0 the embeddings), negative ones counted from the top as
+    ``hidden_states[-5]``; none asked: the middle layer."""
+    if not asked:
+        return [count // 2]
+    out = [layer + count if layer < 0 else layer for layer in asked]
+    if bad := [a for a, layer in zip(asked, out, strict=True) if not 0 <= layer < count]:
+        raise InputError(f"layers {bad} do not exist: the model has hidden states 0..{count - 1}")
+    return list(dict.fromkeys(out))
+
+
+def score_split(probe, name, data: ProbeData, sentences: Sentences, settings, device) -> dict:
+    """Per usable sentence index, the metric columns of one probe."""
+    return {
+        i: sentence_metrics(
+            name,
+            output,
+            sentences.gold[i],
+            sentences.upos[i],
+            sentences.heads[i],
+            sentences.deprels[i],
+        )  # fmt: skip
+        for i, output in predictions(probe, data, settings.batch_size, device)
+    }
+
+
+def worst_copies(copies: list[pd.DataFrame], metric: str) -> pd.DataFrame:
+    """Per sentence, the copy on which ``metric`` is lowest (Alg. 2's worst case)."""
+    values = np.stack([sentence_values(c, metric) for c in copies])  # copies × sentences
+    values = np.where(np.isnan(values), np.inf, values)
+    choice = values.argmin(axis=0)
+    stacked = np.stack([c.to_numpy() for c in copies])
+    return pd.DataFrame(stacked[choice, np.arange(len(choice))], columns=copies[0].columns)
+
+
+def summarise(scored: pd.DataFrame, resamples: int) -> pd.DataFrame:
+    """Per config, layer and metric: original, perturbed (worst copy) and drop, each the
+    mean over probe seeds, with a bootstrap interval over sentences and the seed spread."""
+    rows = []
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    for (config, layer), group in scored.groupby(["config", "layer"], sort=True):
+        seeds = sorted(group["probe_seed"].unique())
+        splits = sorted(set(group["split"]) - {"orig"})
+        by = {
+            (seed, split): part.set_index("sent_id").sort_index().drop(
+                columns=["config", "layer", "probe_seed", "split", "lang"])
+            for (seed, split), part in group.groupby(["probe_seed", "split"])
+        }  # fmt: skip
+        common = sorted(set.intersection(*(set(p.index) for p in by.values())))
+        n = len(common)
+        if not n or not splits:
+            continue
+        counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
+        for metric in METRICS:
+            if not all(_has(p, metric) for p in by.values()):
+                continue
+            point, draws = {"original": [], "perturbed": []}, {"original": [], "perturbed": []}
+            for seed in seeds:
+                original = by[seed, "orig"].loc[common]
+                copies = [by[seed, split].loc[common] for split in splits]
+                perturbed = worst_copies(copies, metric) if len(copies) > 1 else copies[0]
+                for side, frame in (("original", original), ("perturbed", perturbed)):
+                    point[side].append(aggregate(frame)[metric])
+                    draws[side].append(aggregate(frame, counts)[metric])
+            for values in (point, draws):
+                values["drop"] = [
+                    a - b for a, b in zip(values["original"], values["perturbed"], strict=True)
+                ]
+            row = {"config": config, "lang": group["lang"].iloc[0], "layer": int(layer),
+                   "metric": metric}  # fmt: skip
+            for side in ("original", "perturbed", "drop"):
+                values = np.asarray(point[side], dtype=float)
+                bounds = (-1.0, 1.0) if side == "drop" or metric in ("dspr", "nspr") else (0, 1)
+                lo, hi = _percentiles(np.mean(draws[side], axis=0), bounds)
+                row |= {side: float(values.mean()), f"{side}_lo": lo, f"{side}_hi": hi,
+                        f"{side}_seed_sd": float(values.std(ddof=1)) if len(values) > 1
+                        else float("nan")}  # fmt: skip
+            rows.append(row | {"sentences": n, "copies": len(splits), "probe_seeds": len(seeds),
+                               "interval": bootstrap_name(resamples, BOOTSTRAP_SEED)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _has(frame: pd.DataFrame, metric: str) -> bool:
+    column = RATIOS[metric][0] if metric in RATIOS else LENGTH_AVERAGED[metric]
+    return column in frame and frame[column].notna().any()
+
+
+@evaluation("probe", ProbeSettings)
+def evaluate_probes(
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    settings: ProbeSettings | None = None,
+    configs: list[str] | None = None,
+    splits: list[str] | None = None,
+    limit: int | None = None,
+    device: str = "cpu",
+    revision: str | None = None,
+    dataset_revision: str | None = None,
+    overwrite: bool = False,
+    num_proc: int | None = None,
+    ud_root: str | None = None,
+    download: bool = False,
+    offline: bool = False,
+    treebanks: tuple[str, ...] = (),
+) -> Path:
+    """Train probes on a UD treebank's training split and test them on the original and
+    perturbed splits of ``dataset`` (spud or substitution); return the run folder with
+    ``probe_sentences.parquet``, ``probe_summary.csv``/``.md`` and ``results.json``.
+
+    The training treebank comes from ``ud_root`` or a ``download`` (``treebanks``:
+    ``LANG=UD_Name`` overrides), as for builds; the packaged PUD sample has no training
+    split. Probes train in one process (``num_proc`` above 1 is refused)."""
+    settings = settings or ProbeSettings()
+    if num_proc and num_proc > 1:
+        raise InputError("evaluate probe runs in one process: leave out --num-proc")
+    ud_source = {
+        "ud_root": ud_root, "fetch": download, "offline": offline,
+        "overrides": parse_treebank_overrides(list(treebanks)),
+    }  # fmt: skip
+    run = Path(out)
+    header = run_header(
+        "probe", dataset, model, settings, configs=configs, splits=splits, limit=limit,
+        device=device, revision=revision, dataset_revision=dataset_revision,
+    )  # fmt: skip
+    start_run(run, header, overwrite)
+    tests = test_splits(dataset, header["configs"], splits, dataset_revision,
+                        header["dataset_content_sha256"], limit)  # fmt: skip
+    lm = load_lm(settings.kind, model, device, settings.dtype, revision)
+    layers = resolved_layers(settings.layers, hidden_layers(lm))
+    identity = header["model_identity"]
+
+    def vectors(name: str, sentences: Sentences):
+        key = {
+            "toolkit": __version__,
+            "model": model,
+            "revision": identity["revision"],
+            "layers": layers,
+            "kind": settings.kind,
+            "bos": settings.bos,
+            "sentences": sentences.digest(),
+        }
+        return word_vectors(lm, sentences.forms, layers, run / "vectors" / name, key=key,
+                            kind=settings.kind, bos=settings.bos,
+                            max_tokens=settings.max_tokens)  # fmt: skip
+
+    records_out, trainings, read = [], [], {}
+    for lang in dict.fromkeys(t.lang for t in tests):
+        train, dev, read[lang] = training_sentences(lang, settings, ud_source)
+        say(f"probe {lang}: {len(train.ids)} training and {len(dev.ids)} development "
+            f"sentences from {read[lang]['code']}")  # fmt: skip
+        train_vectors, dev_vectors = vectors(f"{lang}-train", train), vectors(f"{lang}-dev", dev)
+        mine = [t for t in tests if t.lang == lang]
+        test_vectors = [vectors(f"{t.config}-{t.split}", t.sentences) for t in mine]
+        for layer in layers:
+            train_data = _probe_data(train, train_vectors, layer)
+            dev_data = _probe_data(dev, dev_vectors, layer)
+            for seed in settings.probe_seeds:
+                found: dict[tuple, dict] = {}
+                for name in settings.probes:
+                    probe, record = train_probe(name, train_data, dev_data, settings.training(),
+                                                seed, lm.device)  # fmt: skip
+                    trainings.append({"lang": lang, "layer": layer, "probe_seed": seed,
+                                      "probe": name, **record})  # fmt: skip
+                    for test, tv in zip(mine, test_vectors, strict=True):
+                        data = _probe_data(test.sentences, tv, layer)
+                        scores = score_split(probe, name, data, test.sentences, settings,
+                                             lm.device)  # fmt: skip
+                        for i, metrics in scores.items():
+                            found.setdefault((test.config, test.split, i), {}).update(metrics)
+                for (config, split, i), metrics in found.items():
+                    test = next(t for t in mine if (t.config, t.split) == (config, split))
+                    records_out.append({
+                        "config": config, "split": split, "lang": lang, "layer": layer,
+                        "probe_seed": seed, "sent_id": test.sentences.ids[i],
+                        "words": len(test.sentences.forms[i]), "one": 1, **metrics,
+                    })  # fmt: skip
+    scored = pd.DataFrame(records_out)
+    scored.to_parquet(run / "probe_sentences.parquet", index=False)
+    summary = summarise(scored, settings.resamples)
+    write_table(summary, run / "probe_summary.csv", markdown=True)
+    unusable = {f"{t.config}/{t.split}": sum(g is None for g in t.sentences.gold) for t in tests}
+    finish(run, header, {"probe": records(summary), "training": trainings,
+                         "layers": layers, "treebanks": read},
+           sentences_without_a_tree=unusable)  # fmt: skip
+    return run
