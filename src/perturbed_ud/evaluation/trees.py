@@ -30,7 +30,7 @@ def tree_distances(heads: Sequence[int]) -> np.ndarray:
     """Path lengths between every two words (n × n, int): the structural probe's gold."""
     n = len(heads)
     child, parent = _edges(heads)
-    graph = coo_array((np.ones(len(child)), (child, parent)), shape=(n, n))
+    graph = coo_array((np.ones(len(child)), (child, parent)), shape=(n, n)).tocsr()
     distances = shortest_path(graph, directed=False, unweighted=True)
     if np.isinf(distances).any():
         raise ValueError(f"not a tree (words without a path to the root): heads {list(heads)}")

@@ -1,0 +1,233 @@
+"""Probes: gold trees from real UD sentences, oracle checks of the metric code, a trained
+DepProbe against an untrained one, word vectors independent of batching, and `evaluate
+probe` end to end on spud and substitution builds with worst-copy drops."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, deque
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from click.testing import CliRunner
+from conftest import UD_ROOT
+from scipy.stats import spearmanr
+
+from perturbed_ud.cli import main
+from perturbed_ud.evaluation.probe_metrics import (
+    aggregate,
+    attachment_counts,
+    decode_dependencies,
+    depth_root,
+    distance_spearman,
+    greedy_tree,
+    uuas_counts,
+)
+from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
+from perturbed_ud.evaluation.trees import BASE_RELATIONS, base_relation, tree_distances
+from perturbed_ud.ud.columns import SentenceColumns
+from perturbed_ud.ud.conllu_io import read_conllu
+
+EWT = UD_ROOT / "UD_English-EWT"
+SENTENCES = [
+    SentenceColumns.from_sentence(s)
+    for name in ("en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu")
+    for s in read_conllu(EWT / name)
+]
+
+
+def bfs_distances(heads: list[int]) -> np.ndarray:
+    neighbours = {i: set() for i in range(len(heads))}
+    for child, head in enumerate(heads):
+        if head:
+            neighbours[child].add(head - 1)
+            neighbours[head - 1].add(child)
+    out = np.full((len(heads), len(heads)), -1)
+    for start in neighbours:
+        out[start, start], queue = 0, deque([start])
+        while queue:
+            node = queue.popleft()
+            for other in neighbours[node]:
+                if out[start, other] < 0:
+                    out[start, other] = out[start, node] + 1
+                    queue.append(other)
+    return out
+
+
+def test_every_gold_tree_is_connected_and_its_distances_are_those_of_a_search():
+    for cols in SENTENCES:
+        distances = tree_distances(cols.heads)
+        assert (distances >= 0).all() and (distances == bfs_distances(cols.heads)).all()
+        assert sorted(distances[cols.heads.index(0)])[-1] < len(cols.heads)
+
+
+@pytest.mark.parametrize("heads", [[0, 0], [2, 1, 0], [0, 5], []])
+def test_heads_that_make_no_tree_are_refused(heads):
+    with pytest.raises(ValueError, match="not a tree"):
+        tree_distances(heads)
+
+
+def _per_sentence(predict) -> pd.DataFrame:
+    """The metric columns of every sentence, with ``predict(gold)`` -> (distances, depths)."""
+    rows = []
+    for cols in SENTENCES:
+        gold = Gold.of(cols.heads, cols.upos, cols.deprels)
+        distances, depths = predict(gold)
+        found, edges = uuas_counts(distances, gold.distances, cols.upos)
+        rows.append({
+            "words": len(cols.forms), "one": 1, "uuas_correct": found, "uuas_edges": edges,
+            "dspr": distance_spearman(distances, gold.distances),
+            "depth_root_correct": int(depth_root(depths, cols.upos) == gold.root),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_gold_distances_score_perfectly_and_random_ones_do_not():
+    perfect = aggregate(_per_sentence(lambda g: (g.distances, g.depths)))
+    assert perfect == {"uuas": 1.0, "depth_root_acc": 1.0, "dspr": pytest.approx(1.0)}
+    rng = np.random.default_rng(0)
+
+    def noise(gold):
+        x = rng.random(gold.distances.shape)
+        return x + x.T, rng.random(len(gold.depths))
+
+    chance = aggregate(_per_sentence(noise))
+    assert chance["uuas"] < 0.3 and chance["dspr"] < 0.2 and chance["depth_root_acc"] < 0.3
+
+
+def test_row_spearman_is_scipys_and_resampling_with_unit_counts_is_the_point():
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 5, (7, 7)).astype(float), rng.random((7, 7))
+    assert distance_spearman(a, b) == pytest.approx(
+        np.mean([spearmanr(x, y).statistic for x, y in zip(a, b, strict=True)])
+    )
+    table = _per_sentence(lambda g: (g.distances + rng.random(g.distances.shape), g.depths))
+    ones = np.ones((3, len(table)))
+    for metric, values in aggregate(table, ones).items():
+        assert values == pytest.approx([aggregate(table)[metric]] * 3)
+
+
+def test_depprobe_decoding_rebuilds_the_gold_tree_from_gold_distances():
+    for cols in SENTENCES:
+        gold = Gold.of(cols.heads, cols.upos, cols.deprels)
+        assert greedy_tree(gold.distances, gold.root) == cols.heads
+        scores = np.full((len(cols.heads), len(BASE_RELATIONS)), -9.0)
+        for i, deprel in enumerate(cols.deprels):
+            scores[i, BASE_RELATIONS.index(base_relation(deprel))] = 0.0
+        heads, relations = decode_dependencies(gold.distances.astype(float), scores)
+        counts = attachment_counts(heads, relations, cols.heads, cols.deprels)
+        assert counts == {k: len(cols.heads) for k in ("uas_correct", "las_correct", "rel_correct")}
+
+
+@pytest.fixture(scope="module")
+def vectors(tiny_bert, tmp_path_factory):
+    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.evaluation.word_vectors import word_vectors
+
+    lm = load_masked_lm(str(tiny_bert))
+    folder = tmp_path_factory.mktemp("vectors")
+    forms = [cols.forms for cols in SENTENCES]
+    made = {
+        tokens: word_vectors(
+            lm,
+            forms,
+            [1, 2],
+            folder / str(tokens),
+            key={"tokens": tokens},
+            kind="masked",
+            bos="prepend",
+            max_tokens=tokens,
+        )  # fmt: skip
+        for tokens in (64, 4096)
+    }
+    return made
+
+
+def test_word_vectors_do_not_depend_on_the_batch_size(vectors):
+    small, large = vectors[64], vectors[4096]
+    assert (small.offsets == large.offsets).all()
+    for layer in (1, 2):
+        np.testing.assert_allclose(small.layer(layer), large.layer(layer), atol=1e-5)
+
+
+def test_a_trained_depprobe_beats_an_untrained_one_on_held_out_sentences(vectors):
+    """A random model's vectors carry little of the tree (word identity, position): the
+    trained probe's UAS is above the untrained one's, and its relations far above."""
+    gold = [Gold.of(c.heads, c.upos, c.deprels) for c in SENTENCES]
+    data = vectors[4096]
+
+    def split(indices):
+        return ProbeData(data.layer(2), data.offsets, gold, list(indices))
+
+    train, dev, test = split(range(400)), split(range(400, 450)), split(range(450, len(gold)))
+
+    def scores(probe) -> tuple[float, float]:
+        counts = Counter()
+        for i, output in predictions(probe, test, 32, "cpu"):
+            counts.update(attachment_counts(*decode_dependencies(*output), SENTENCES[i].heads,
+                                            SENTENCES[i].deprels))  # fmt: skip
+            counts["words"] += len(SENTENCES[i].heads)
+        return counts["uas_correct"] / counts["words"], counts["rel_correct"] / counts["words"]
+
+    untrained, _ = train_probe("depprobe", train, dev, Training(epochs=1, learning_rate=0.0), 1,
+                               "cpu")  # fmt: skip
+    training = Training(epochs=20, learning_rate=1e-2)
+    trained, record = train_probe("depprobe", train, dev, training, 1, "cpu")
+    assert record["best_epoch"] > 1
+    (uas, relations), (uas_0, relations_0) = scores(trained), scores(untrained)
+    assert uas > uas_0 + 0.01 and relations > relations_0 + 0.2
+    again, _ = train_probe("depprobe", train, dev, training, 1, "cpu")
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(trained.state_dict().values(), again.state_dict().values(), strict=True)
+    )
+
+
+def probe_run(dataset, model, out, *args):
+    result = CliRunner().invoke(
+        main, ["evaluate", "probe", "--dataset", str(dataset), "--model", str(model),
+               "--ud-root", str(UD_ROOT), "--train-split", "dev", "--dev-split", "dev",
+               "--epochs", "3", "--probe-seeds", "1,2", "--resamples", "200",
+               "--out", str(out), *map(str, args)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "results.json").read_text())
+
+
+def build(out, family, *args):
+    result = CliRunner().invoke(
+        main, ["build", family, "--ud-root", str(UD_ROOT), "--langs", "en", "--seeds", "1",
+               "--limit", "40", "--out", str(out), *args],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out / family
+
+
+def test_probe_runs_on_a_spud_build_original_against_nonce(tmp_path, tiny_bert):
+    results = probe_run(build(tmp_path, "spud"), tiny_bert, tmp_path / "run", "--layers", "-1")
+    summary = pd.DataFrame(results["metrics"]["probe"])
+    assert set(summary["metric"]) == {"uuas", "dspr", "root_acc", "depth_root_acc", "nspr",
+                                      "pos_acc", "uas", "las", "rel_acc"}  # fmt: skip
+    assert set(summary["layer"]) == {2} and set(summary["copies"]) == {1}
+    for side in ("original", "perturbed", "drop"):
+        assert (summary[f"{side}_lo"] <= summary[f"{side}_hi"]).all()
+    assert summary["drop"].to_numpy() == pytest.approx(
+        (summary["original"] - summary["perturbed"]).to_numpy()
+    )
+    assert results["metrics"]["treebanks"]["en"]["code"] == "en_ewt"
+    assert {t["probe_seed"] for t in results["metrics"]["training"]} == {1, 2}
+
+
+def test_probe_takes_the_worst_of_k_substitution_copies(tmp_path, tiny_bert):
+    folder = build(tmp_path, "substitution", "--methods", "copos_treebank", "--tau", "1",
+                   "--copies", "10")  # fmt: skip
+    results = probe_run(folder, tiny_bert, tmp_path / "run", "--probes", "pos,distance",
+                        "--probe-seeds", "1")  # fmt: skip
+    summary = pd.DataFrame(results["metrics"]["probe"]).set_index("metric")
+    assert summary.loc["pos_acc", "copies"] == 10
+    scored = pd.read_parquet(tmp_path / "run" / "probe_sentences.parquet")
+    per_copy = scored[scored["split"] != "orig"].groupby("split")["pos_correct"].sum()
+    worst = summary.loc["pos_acc", "perturbed"] * scored[scored["split"] == "orig"]["words"].sum()
+    assert worst <= per_copy.min() + 1e-9
