@@ -210,7 +210,7 @@ def build_family(family: str, out: Path) -> Path:
     return engine.build(family, out, treebanks=treebanks, seeds=[1], selection=Selection(limit=20))
 
 
-@pytest.fixture(scope="module", params=["perturbed-ud", "spud", "clams"])
+@pytest.fixture(scope="module", params=["perturbed-ud", "spud", "clams", "local_structure"])
 def built(request, tmp_path_factory) -> Path:
     return build_family(request.param, tmp_path_factory.mktemp(request.param))
 
@@ -280,6 +280,7 @@ def test_card_prose_has_no_python_structures(built):
         ("perturbed-ud", "A Typologically Grounded Evaluation Framework for Word Order"),
         ("spud", "Multilingual Nonce Dependency Treebanks"),
         ("clams", "Cross-Linguistic Syntactic Evaluation of Word Prediction Models"),
+        ("local_structure", "Local Structure Matters Most in Most Languages"),
     ],
 )
 def test_each_family_cites_the_paper_it_implements_and_names_its_tasks(family, title, tmp_path):

@@ -148,7 +148,9 @@ def test_a_split_the_family_does_not_declare_is_a_bug_and_leaves_nothing(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("name", ["perturbed-ud", "clams", "spud", "toy-reversal"])
+@pytest.mark.parametrize(
+    "name", ["perturbed-ud", "clams", "spud", "local_structure", "toy-reversal"]
+)
 def test_every_family_documents_every_setting_and_keeps_it_frozen(name):
     family = FAMILIES.get(name)
     docs = {f.name: f.metadata.get("doc") for f in dataclasses.fields(family.settings_class)}

@@ -36,8 +36,8 @@ def build(family: str, out: str | Path, **options) -> Path:
 
     ``build("perturbed-ud", "data", langs=["en", "de"], seeds=[1, 2], limit=50)`` is
     ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``.
-    Families: ``perturbed-ud``, ``spud``, ``clams``, ``substitution``; ``perturbed-ud build
-    FAMILY --help`` lists each one's options.
+    Families: ``perturbed-ud``, ``spud``, ``clams``, ``substitution``, ``local_structure``;
+    ``perturbed-ud build FAMILY --help`` lists each one's options.
     """
     from .builders.engine import build as build_family
     from .cli import family_command

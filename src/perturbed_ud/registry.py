@@ -77,5 +77,6 @@ FAMILIES = Registry(
         "perturbed_ud.builders.clams",
         "perturbed_ud.builders.spud",
         "perturbed_ud.builders.substitution",
+        "perturbed_ud.builders.local_structure",
     ),
 )

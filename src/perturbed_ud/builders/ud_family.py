@@ -22,7 +22,8 @@ class UDSettings:
     treebanks: tuple[Treebank, ...] = setting(
         "the treebanks read, at most one per language, each with its files and UD release",
         signature="ud",
-        shown=lambda treebanks: ",".join(f"{t.code}@{t.release}" for t in treebanks),
+        shown=lambda treebanks: ",".join(f"{t.code}@{t.release}" for t in treebanks) or "none",
+        default=(),
     )
     seeds: tuple[int, ...] = setting(
         "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
@@ -38,18 +39,23 @@ class UDSettings:
 
     def __post_init__(self):
         check_settings(self, "treebanks", "seeds")
+        check_seeds(self.seeds)
         if not self.treebanks:
             raise InputError("no treebank given")
-        if not self.seeds:
-            raise InputError("no seeds given")
-        if len(set(self.seeds)) < len(self.seeds):
-            raise InputError(f"seeds given twice: {','.join(map(str, self.seeds))}")
         if self.split not in UD_SPLITS:
             raise InputError(f"unknown split {self.split!r}; choose one of {', '.join(UD_SPLITS)}")
         langs = [t.lang for t in self.treebanks]
         duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
         if duplicated:
             raise InputError(f"more than one treebank for {duplicated}: build them separately")
+
+
+def check_seeds(seeds: tuple[int, ...]) -> None:
+    """At least one seed, none twice: a repeated seed would write its configs twice."""
+    if not seeds:
+        raise InputError("no seeds given")
+    if len(set(seeds)) < len(seeds):
+        raise InputError(f"seeds given twice: {','.join(map(str, seeds))}")
 
 
 def ud_manifest(settings) -> dict:
@@ -103,10 +109,15 @@ def ud_source_settings(values: dict) -> dict:
         offline=values.pop("offline"),
         ud_release=values.pop("ud_release"),
     )
+    return {"treebanks": treebanks, "split": split, **selection_settings(values)}
+
+
+def selection_settings(values: dict) -> dict:
+    """The sentence selection and the seeds named by `ud_source_options` (consumed from
+    ``values``), for a family that reads its sentences from elsewhere as well."""
     selection = Selection(
         limit=values.pop("limit"),
         sample=values.pop("sample"),
         sample_seed=values.pop("sample_seed"),
     )
-    seeds = comma_ints(values.pop("seeds"))
-    return {"treebanks": treebanks, "split": split, "selection": selection, "seeds": seeds}
+    return {"selection": selection, "seeds": comma_ints(values.pop("seeds"))}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import InputError
@@ -48,11 +48,15 @@ def select(treebank: Treebank, selection: Selection) -> Iterator[Sentence]:
     if selection.limit is not None:
         yield from itertools.islice(sentences, selection.limit)
     elif selection.sample is not None:
-        ranked = (
-            (stable_key(selection.sample_seed, treebank.code, s.sent_id, "sample"), s.sent_id)
-            for s in sentences
-        )
-        keep = {sent_id for _, sent_id in heapq.nsmallest(selection.sample, ranked)}
+        ids = (s.sent_id for s in sentences)
+        keep = sampled(ids, selection.sample, selection.sample_seed, treebank.code)
         yield from (s for s in all_sentences(treebank) if s.sent_id in keep)
     else:
         yield from sentences
+
+
+def sampled(ids: Iterable[str], n: int, sample_seed: int, source: str) -> set[str]:
+    """The ``n`` ids of ``source`` with the smallest keyed hashes: a sample in which an item's
+    place does not depend on the order or number of the others."""
+    ranked = ((stable_key(sample_seed, source, i, "sample"), i) for i in ids)
+    return {i for _, i in heapq.nsmallest(n, ranked)}
