@@ -231,3 +231,32 @@ def test_probe_takes_the_worst_of_k_substitution_copies(tmp_path, tiny_bert):
     per_copy = scored[scored["split"] != "orig"].groupby("split")["pos_correct"].sum()
     worst = summary.loc["pos_acc", "perturbed"] * scored[scored["split"] == "orig"]["words"].sum()
     assert worst <= per_copy.min() + 1e-9
+
+
+def test_the_robustness_table_puts_drops_beside_distances(tmp_path, tiny_bert):
+    folder = build(tmp_path, "substitution", "--methods", "copos_treebank", "--tau", "1",
+                   "--copies", "2")  # fmt: skip
+    results = probe_run(folder, tiny_bert, tmp_path / "probe", "--probes", "pos",
+                        "--probe-seeds", "1", "--layers", "1,2")  # fmt: skip
+    distance = CliRunner().invoke(
+        main, ["evaluate", "distance", "--dataset", str(folder), "--model", str(tiny_bert),
+               "--out", str(tmp_path / "distance")],
+    )  # fmt: skip
+    assert distance.exit_code == 0, distance.output
+    result = CliRunner().invoke(
+        main, ["probe-table", str(tmp_path / "probe"), "--distances", str(tmp_path / "distance"),
+               "--out", str(tmp_path / "table")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "table" / "robustness_table.csv")
+    assert list(table["layer"]) == [1, 2]
+    assert set(table["perturbation"]) == {"copos_treebank τ=1"} and set(table["corpora"]) == {1}
+    drops = {row["layer"]: row["drop"] for row in results["metrics"]["probe"]}
+    for _, row in table.iterrows():
+        assert row["drop_pos_acc"] == pytest.approx(drops[row["layer"]], abs=5e-4)
+    distances = pd.read_csv(tmp_path / "distance" / "distance_summary.csv").set_index("layer")
+    for _, row in table.iterrows():
+        assert row["l2_mean"] == pytest.approx(distances.loc[row["layer"], "l2_mean"], abs=5e-4)
+    wrong = CliRunner().invoke(main, ["probe-table", str(tmp_path / "distance"),
+                                      "--out", str(tmp_path / "t2")])  # fmt: skip
+    assert wrong.exit_code == 1 and "is an `evaluate distance` run, not probe" in wrong.output

@@ -60,7 +60,8 @@ def evaluate(task: str, **options) -> dict:
     limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
     causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
     (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud), ``distance``
-    (substitution). The run folder keeps each scored row, and a second call resumes it.
+    (substitution), ``probe`` (spud, substitution). The run folder keeps each scored row,
+    and a second call resumes it.
     """
     from .cli import evaluate as evaluate_group
 

@@ -372,6 +372,28 @@ def probe(**values) -> None:
     run_task_command("probe", values)
 
 
+@main.command("probe-table")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--distances",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="`evaluate distance` runs of the same models and data (repeatable).",
+)
+@click.option("--out", required=True, type=click.Path(), help="Folder for the table.")
+def probe_table(runs, distances, out) -> None:
+    """The paper's robustness table from `evaluate probe` runs: per model, layer and
+    perturbation, each drop as mean ± sd over corpora, beside the distances."""
+    from .evaluation.probe_table import robustness_table
+    from .evaluation.summary import write_table
+    from .files import output_folder
+
+    folder = output_folder(out)
+    table = robustness_table([Path(r) for r in runs], [Path(d) for d in distances])
+    write_table(table, folder / "robustness_table.csv", markdown=True)
+    click.echo(f"wrote {folder / 'robustness_table.csv'} and .md")
+
+
 @main.command()
 @click.argument("items", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(), help="Output folder.")
