@@ -331,8 +331,9 @@ def plot_performance_vs_measure(
     ax.legend(title="perturbation", fontsize="small", loc="best")
     langs = ", ".join(sorted(map(str, table["lang"].dropna().unique()))) if "lang" in table else ""
     counts = count_label(table["N"]) if "N" in table else ""
+    shown = Path(model_name).name if Path(model_name).is_dir() else model_name  # a folder
     ax.set_title(
-        f"{model_name}: {performance} against {measure_name}\n"
+        f"{shown}: {performance} against {measure_name}\n"
         f"{langs}{', ' if langs else ''}{counts} per setting, {len(table)} settings",
         fontsize="medium",
     )
