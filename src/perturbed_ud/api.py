@@ -23,6 +23,7 @@ _TASKS = {
     "score": ("sentence_task:evaluate_scores", "sentence_task:ScoreSettings"),
     "distance": ("distance:evaluate_distances", "distance:DistanceSettings"),
     "probe": ("probing:evaluate_probes", "probing:ProbeSettings"),
+    "classify": ("classify:evaluate_classifier", "classify:ClassifySettings"),
 }
 # The options of every task that go to the run, not into the task's settings.
 RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
@@ -60,8 +61,9 @@ def evaluate(task: str, **options) -> dict:
     limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
     causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
     (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud), ``distance``
-    (substitution), ``probe`` (spud, substitution). The run folder keeps each scored row,
-    and a second call resumes it.
+    (substitution), ``probe`` (spud, substitution), ``classify`` (local_structure; a
+    sequence classifier as ``model``). The run folder keeps each scored row, and a second
+    call resumes it.
     """
     from .cli import evaluate as evaluate_group
 

@@ -301,6 +301,23 @@ def distance(**values) -> None:
     run_task_command("distance", values)
 
 
+@evaluate.command("classify")
+@run_options
+@click.option(
+    "--text-columns",
+    default="text",
+    show_default=True,
+    callback=lambda ctx, param, value: tuple(_comma_list(ctx, param, [value]) or ()),
+    help="The text column (single texts) or two, comma-separated (text pairs: premise,hypothesis).",
+)
+@click.option("--label-column", default="label", show_default=True,
+              help="Label ids (ints) of the model's labels.")  # fmt: skip
+def classify(**values) -> None:
+    """Accuracy of a fine-tuned sequence classifier on every setting (local_structure), its
+    Spearman correlations with chrF, IDC and compression, and accuracy-vs-chrF/IDC figures."""
+    run_task_command("classify", values)
+
+
 def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
     from .options import comma_ints
 

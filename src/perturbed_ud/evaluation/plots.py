@@ -275,3 +275,66 @@ def plot_distances(summary: pd.DataFrame, path: str | Path) -> Figure:
         f"{summary['model_name'].iloc[0]}; lines: mean over sentences, bands: quartiles"
     )
     return save(fig, path)
+
+
+# The paper's perturbation types (Figures 2–5): characters in cool, subwords in warm colours.
+PERTURBATION_STYLES = {
+    "unperturbed": ("#000000", "*"),
+    "char full": ("#1f77b4", "o"),
+    "char phrase": ("#17becf", "o"),
+    "char neighbour": ("#9467bd", "o"),
+    "subword full": ("#d62728", "^"),
+    "subword phrase": ("#ff7f0e", "^"),
+    "subword neighbour": ("#8c564b", "^"),
+}
+MEASURE_AXES = {
+    "chrf": "mean chrF of the perturbed texts (0–100)",
+    "idc": "mean IDC of the perturbed texts (0: order kept)",
+    "compression": "mean compression (characters per token)",
+}
+
+
+def plot_performance_vs_measure(
+    table: pd.DataFrame,
+    performance: str,
+    measure: str,
+    measure_name: str,
+    model_name: str,
+    path: str | Path,
+) -> Figure:
+    """One point per config × setting: ``performance`` against the setting's mean
+    ``measure``, coloured by perturbation type (the paper's Figures 2–5); error bars from
+    ``<performance>_lo`` / ``_hi`` where the table has them."""
+    fig = Figure(figsize=(7.5, 5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for kind, (colour, marker) in PERTURBATION_STYLES.items():
+        rows = table[(table["type"] == kind) & table[measure].notna()]
+        if not len(rows):
+            continue
+        y = rows[performance].to_numpy(dtype=float)
+        errors = None
+        if f"{performance}_lo" in rows and f"{performance}_hi" in rows:
+            errors = np.vstack(
+                [y - rows[f"{performance}_lo"].to_numpy(float),
+                 rows[f"{performance}_hi"].to_numpy(float) - y]
+            )  # fmt: skip
+        ax.errorbar(
+            rows[measure], y, yerr=errors, fmt=marker, color=colour, label=kind,
+            markersize=9 if kind == "unperturbed" else 6, elinewidth=0.8, alpha=0.85, capsize=2,
+        )  # fmt: skip
+    ax.set_xlabel(MEASURE_AXES.get(measure, measure_name))
+    ax.set_ylabel(performance)
+    if measure == "chrf":
+        ax.invert_xaxis()  # left to right: more local structure destroyed
+    ax.grid(alpha=0.3)
+    ax.legend(title="perturbation", fontsize="small", loc="best")
+    langs = ", ".join(sorted(map(str, table["lang"].dropna().unique()))) if "lang" in table else ""
+    counts = count_label(table["N"]) if "N" in table else ""
+    shown = Path(model_name).name if Path(model_name).is_dir() else model_name  # a folder
+    ax.set_title(
+        f"{shown}: {performance} against {measure_name}\n"
+        f"{langs}{', ' if langs else ''}{counts} per setting, {len(table)} settings",
+        fontsize="medium",
+    )
+    return save(fig, path)

@@ -304,11 +304,20 @@ def _build_identity(manifest: dict | None) -> dict | None:
     return {key: manifest.get(key) for key in keys}
 
 
-def evaluation(task: str, settings_class: type, *, kinds: tuple[str, ...] = ("masked", "causal")):
+def evaluation(
+    task: str,
+    settings_class: type,
+    *,
+    kinds: tuple[str, ...] = ("masked", "causal"),
+    check_model: Callable | None = None,
+):
     """An evaluate function, checked and locked: the dataset, configs, splits, model path,
     device and model kind are checked before anything is written; a settings ``kind`` of None
     becomes the model's own; then the run folder (``out``) is held for the whole run, so two
     runs on one folder never write each other's chunks (each rank of a launch holds its own).
+
+    A task that reads no language model (``kinds`` empty) checks its model with
+    ``check_model(model, revision)`` instead, also before anything is written.
     """
 
     def decorate(evaluate: Callable) -> Callable:
@@ -330,10 +339,13 @@ def evaluation(task: str, settings_class: type, *, kinds: tuple[str, ...] = ("ma
             settings = settings or settings_class()
             check_inputs(task, dataset, configs, splits, model)
             checked_device(device)
-            asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
-            kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
-            if hasattr(settings, "kind"):
-                settings = replace(settings, kind=kind)
+            if check_model is not None:
+                check_model(model, revision)
+            if kinds:
+                asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
+                kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
+                if hasattr(settings, "kind"):
+                    settings = replace(settings, kind=kind)
             run = output_folder(out)
             rank, _ = launcher_rank()
             with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):

@@ -1,0 +1,318 @@
+"""The ``classify`` task: a fine-tuned sequence classifier on perturbed texts (Clouâtre et al.
+2022, local_structure datasets).
+
+Every split of every config is one perturbation setting; the classifier reads its text column
+(single texts) or two text columns (text pairs, as NLI premise and hypothesis) and its
+prediction is compared with the label column. Per config and setting: accuracy with a Wilson
+95 % interval, and the mean chrF, IDC and compression of the texts it read (averaged over the
+text columns). Across settings: Spearman's ρ of accuracy with each measure, per language and
+per script, and the paper's figures of accuracy against chrF and against IDC.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ..errors import InputError
+from ..files import atomic_path
+from .batching import BatchSettings, plan_batches
+from .models import (
+    LanguageModel,
+    _autocast,
+    _tokenizer,
+    checked_device,
+    device_for,
+    pretrained,
+)
+from .plots import plot_performance_vs_measure
+from .runner import Task, evaluation, finish, records, run_task
+from .stats import WILSON, wilson_interval
+from .summary import write_table
+
+MEASURES = ("chrf", "idc", "compression")
+# The script of a language's texts, by ISO 639 code; others are "unknown".
+_LANGS_OF_SCRIPT = {
+    "Latin": "af ca cs cy da de en es et eu fi fr ga gl hr hu id is it lt lv mt nl no nb nn pl "
+    "pt ro sk sl sq sv sw tl tr vi wo yo",
+    "Cyrillic": "be bg kk ky mk ru sr uk",
+    "Han": "zh lzh yue",
+    "Arabic": "ar fa ps ug ur",
+    "Hebrew": "he yi",
+    "Devanagari": "hi mr ne sa",
+    "Japanese": "ja",
+    "Hangul": "ko",
+    "Greek": "el",
+    "Armenian": "hy",
+    "Georgian": "ka",
+    "Thai": "th",
+    "Tamil": "ta",
+    "Telugu": "te",
+    "Bengali": "bn",
+}
+SCRIPTS = {lang: script for script, langs in _LANGS_OF_SCRIPT.items() for lang in langs.split()}
+
+
+def script_of(lang: str | None) -> str:
+    """The script of a language code (``en``, ``zh-Hans``, ``fr_gsd``); "unknown" if not known."""
+    if not isinstance(lang, str) or not lang:
+        return "unknown"
+    return SCRIPTS.get(lang.replace("-", "_").split("_")[0].lower(), "unknown")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassifySettings(BatchSettings):
+    text_columns: tuple[str, ...] = ("text",)  # one: single texts; two: text pairs
+    label_column: str = "label"
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "text_columns", tuple(self.text_columns))
+        if len(self.text_columns) not in (1, 2) or len(set(self.text_columns)) != len(
+            self.text_columns
+        ):
+            raise InputError(
+                f"--text-columns names one column (single texts) or two different ones (text "
+                f"pairs), not {','.join(self.text_columns) or 'none'}"
+            )
+        if self.label_column in self.text_columns:
+            raise InputError(f"the label column {self.label_column} is also a text column")
+
+
+def _sequence_classifier_names() -> set[str]:
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
+    )
+
+    return set(MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES.values())
+
+
+def check_classifier_config(name: str, config) -> None:
+    """Refuse a checkpoint that is not a sequence classifier of at least two labels: a language
+    model loaded as one would get a classification head of random weights, and score
+    nonsense without failing."""
+    architectures = list(getattr(config, "architectures", None) or ())
+    known = _sequence_classifier_names()
+    if not any(a in known or a.endswith("ForSequenceClassification") for a in architectures):
+        raise InputError(
+            f"{name} is not a sequence classifier (model type {config.model_type}, "
+            f"architectures: {', '.join(architectures) or 'none named'}): `evaluate classify` "
+            "needs a fine-tuned AutoModelForSequenceClassification checkpoint"
+        )
+    if config.num_labels < 2 or getattr(config, "problem_type", None) == "regression":
+        raise InputError(
+            f"{name} is a regression model ({config.num_labels} output): `evaluate classify` "
+            "needs a classifier of at least two labels"
+        )
+
+
+def check_classifier(name: str, revision: str | None) -> None:
+    """Before anything is written: the checkpoint is a sequence classifier."""
+    from transformers import AutoConfig
+
+    check_classifier_config(name, pretrained(AutoConfig, name, revision))
+
+
+_CACHE: dict[tuple, LanguageModel] = {}
+
+
+def load_classifier(
+    name: str, device: str, dtype: str | None, revision: str | None
+) -> LanguageModel:
+    """`from_pretrained` a sequence classifier and its tokenizer, once per process and device;
+    its config and tokenizer are checked before the weights are read."""
+    key = (name, device, dtype, revision)
+    if key not in _CACHE:
+        from transformers import AutoConfig, AutoModelForSequenceClassification
+
+        checked = checked_device(device)
+        config = pretrained(AutoConfig, name, revision)
+        check_classifier_config(name, config)
+        tokenizer = _tokenizer(name, revision, config)
+        if tokenizer.pad_token_id is None and config.pad_token_id is not None:
+            tokenizer.pad_token = tokenizer.convert_ids_to_tokens(config.pad_token_id)
+        model = pretrained(AutoModelForSequenceClassification, name, revision)
+        model.to(checked).eval()
+        autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
+        _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
+    return _CACHE[key]
+
+
+def checked_labels(values: list, num_labels: int, column: str, name: str) -> list[int]:
+    """The labels as label ids of the model: ints in [0, num_labels)."""
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(
+                f"label column {column}: {value!r} is not a label id (an int); `evaluate "
+                "classify` compares the model's label ids with the data's"
+            )
+        if not 0 <= value < num_labels:
+            raise InputError(
+                f"label column {column}: label {value} is outside the {num_labels} labels of "
+                f"{name} (0 to {num_labels - 1}); unlabelled rows (-1) cannot be scored"
+            )
+    return [int(v) for v in values]
+
+
+def classify_texts(lm: LanguageModel, texts: list[tuple[str, ...]], settings: ClassifySettings):
+    """Logits and token counts of each text (or pair), batched by the token budget; texts
+    longer than the model allows are truncated (and said to be)."""
+    tokenizer = lm.tokenizer
+    encoded = [tokenizer(*text, truncation=True, max_length=lm.max_length) for text in texts]
+    full = [len(tokenizer(*text)["input_ids"]) for text in texts]
+    lengths = [len(e["input_ids"]) for e in encoded]
+    rows = settings.max_rows if tokenizer.pad_token_id is not None else 1
+    logits: list = [None] * len(texts)
+    for batch in plan_batches(lengths, settings.max_tokens, rows):
+        tokenizer.padding_side = settings.padding_side
+        inputs = tokenizer.pad([encoded[i] for i in batch], return_tensors="pt")
+        inputs = {k: v.to(lm.device) for k, v in inputs.items()}
+        with torch.inference_mode(), _autocast(lm):
+            out = lm.model(**inputs).logits.float().cpu()
+        for i, row in zip(batch, out, strict=True):
+            logits[i] = row.tolist()
+    return logits, lengths, [f > n for f, n in zip(full, lengths, strict=True)]
+
+
+def classify_batch(batch, rank=None, *, model: str, revision, device: str, settings: dict):
+    """`datasets.map` function: the classifier's logits, prediction and correctness per row."""
+    options = ClassifySettings(**settings)
+    lm = load_classifier(model, device_for(device, rank), options.dtype, revision)
+    labels = checked_labels(
+        batch[options.label_column], lm.model.config.num_labels, options.label_column, model
+    )
+    columns = [batch[c] for c in options.text_columns]
+    texts = [tuple("" if t is None else str(t) for t in row) for row in zip(*columns, strict=True)]
+    logits, n_tokens, truncated = classify_texts(lm, texts, options)
+    predictions = [int(np.argmax(row)) for row in logits]
+    return {
+        "logits": logits,
+        "prediction": predictions,
+        "correct": [p == y for p, y in zip(predictions, labels, strict=True)],
+        "n_tokens": n_tokens,
+        "truncated": truncated,
+    }
+
+
+def perturbation_type(unit, method) -> str:
+    """The paper's perturbation types: unperturbed, or unit × full / phrase / neighbour."""
+    if not isinstance(unit, str) or not isinstance(method, str):
+        return "unperturbed"
+    family = {"full_shuffle": "full", "phrase_shuffle": "phrase"}.get(method, "neighbour")
+    return f"{unit} {family}"
+
+
+def _first(values: pd.Series):
+    values = values.dropna()
+    return values.iloc[0] if len(values) else None
+
+
+def setting_table(scored: pd.DataFrame, model_name: str, text_columns) -> pd.DataFrame:
+    """One row per config × split (= setting): accuracy, its Wilson interval, and the mean
+    chrF, IDC and compression of the rows (averaged over the text columns)."""
+    scored = scored.assign(
+        config=scored["split_key"].str.split("/").str[0],
+        split=scored["split_key"].str.split("/").str[1],
+    )
+    for measure in MEASURES:
+        names = [f"{c}_{measure}" for c in text_columns if f"{c}_{measure}" in scored]
+        scored[measure] = scored[names].astype(float).mean(axis=1) if names else np.nan
+    rows = []
+    for (config, split), group in scored.groupby(["config", "split"], sort=True):
+        row = {"model_name": model_name, "config": config, "split": split}
+        for column in ("lang", "seed", "unit", "method", "rho"):
+            row[column] = _first(group[column]) if column in group else None
+        row["type"] = perturbation_type(row["unit"], row["method"])
+        row["script"] = script_of(row["lang"])
+        n = len(group)
+        row["N"] = n
+        row["correct"] = int(group["correct"].sum())
+        row["accuracy"] = row["correct"] / n if n else float("nan")
+        lo, hi = wilson_interval(row["accuracy"], n)
+        row["accuracy_lo"], row["accuracy_hi"] = float(lo), float(hi)
+        row["truncated"] = int(group["truncated"].sum())
+        for measure in MEASURES:
+            values = group[measure].dropna()
+            row[measure] = float(values.mean()) if len(values) else float("nan")
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table["interval"] = WILSON
+    return table
+
+
+def setting_correlations(table: pd.DataFrame, performance: str) -> pd.DataFrame:
+    """Spearman's ρ of ``performance`` (a column of a per-setting table) with the mean chrF,
+    IDC and compression of the settings: over all settings, per language and per script.
+    Fewer than three settings, or a constant column, give NaN."""
+    from scipy.stats import spearmanr
+
+    groups = [("all", "all", table)]
+    for level, column in (("language", "lang"), ("script", "script")):
+        for value, group in table.groupby(column, sort=True, dropna=False):
+            groups.append((level, str(value), group))
+    rows = []
+    for level, value, group in groups:
+        for measure in MEASURES:
+            pairs = group[[performance, measure]].astype(float).dropna()
+            rho = p = float("nan")
+            if len(pairs) >= 3:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = spearmanr(pairs[performance], pairs[measure])
+                rho, p = float(result.statistic), float(result.pvalue)
+            rows.append(
+                {
+                    "level": level,
+                    "group": value,
+                    "performance": performance,
+                    "measure": measure,
+                    "settings": len(pairs),
+                    "spearman_rho": rho,
+                    "p_value": p,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@evaluation("classify", ClassifySettings, kinds=(), check_model=check_classifier)
+def evaluate_classifier(
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    settings: ClassifySettings | None = None,
+    **options,
+) -> Path:
+    """Score a sequence classifier on every split (setting) of a local_structure dataset;
+    write per-row predictions, accuracy per config and setting, its Spearman correlations
+    with chrF, IDC and compression, and the figures; return the run folder.
+
+    ``options`` as for `evaluate_masked_word`."""
+    settings = settings or ClassifySettings()
+    task = Task(
+        "classify", classify_batch, settings,
+        columns=(*settings.text_columns, settings.label_column),
+    )  # fmt: skip
+    run, scored, header = run_task(task, dataset, model, out, **options)
+    if scored is None:  # another rank of a multi-process launch writes the outputs
+        return run
+    with atomic_path(run / "predictions.parquet") as tmp:
+        scored.to_parquet(tmp, index=False)
+    table = setting_table(scored, model, settings.text_columns)
+    write_table(table, run / "classify_accuracy.csv", markdown=True)
+    correlations = setting_correlations(table, "accuracy")
+    write_table(correlations, run / "correlations.csv", markdown=True)
+    for measure, name in (("chrf", "chrF"), ("idc", "IDC")):
+        if table[measure].notna().any():
+            plot_performance_vs_measure(
+                table, "accuracy", measure, name, model, run / f"performance_vs_{measure}.png"
+            )
+    metrics = {"accuracy": records(table), "correlations": records(correlations)}
+    counts = {"rows": len(scored), "truncated": int(scored["truncated"].sum())}
+    finish(run, header, metrics, **counts)
+    return run
