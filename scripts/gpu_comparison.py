@@ -218,6 +218,7 @@ def spud_sentences(ud_root: Path, work: Path, limit: int | None) -> list[list[st
 def scoring(args, masked_dir, causal_dir, sentences) -> dict:
     """PPPL, PPPL-l2r and causal log-likelihoods: ours (fp32, and bf16 on a GPU) against
     minicons at its best batch size."""
+    import torch
     from minicons import scorer as minicons_scorer
 
     from perturbed_ud.evaluation.batching import Batcher
@@ -266,11 +267,20 @@ def scoring(args, masked_dir, causal_dir, sentences) -> dict:
         peer = minicons_peer(cls, model_dir, args.device)
         counter = TokenCounter(peer.model)
         options = {"bos_token": True} if kind is None else {"PLL_metric": kind}
+        entry["minicons_out_of_memory"] = []
         for batch in batches:
-            theirs, times, tokens = timed(
-                lambda b=batch, p=peer, o=options: run_minicons(p, texts, b, **o),
-                args.repeats, args.device, counter,
-            )  # fmt: skip
+            try:
+                theirs, times, tokens = timed(
+                    lambda b=batch, p=peer, o=options: run_minicons(p, texts, b, **o),
+                    args.repeats, args.device, counter,
+                )  # fmt: skip
+            except (torch.cuda.OutOfMemoryError, MemoryError) as err:
+                # a batch size minicons cannot run is left out of the comparison, and said
+                entry["minicons_out_of_memory"].append(batch)
+                print(f"{name} minicons {batch}: {type(err).__name__}", file=sys.stderr)
+                if args.device.startswith("cuda"):
+                    torch.cuda.empty_cache()
+                continue
             median = statistics.median(times)
             check = compare(tokenizer, reference, theirs, causal=kind is None)
             figures = mfu(counter, tokens, median, args.peak_tflops)
@@ -417,6 +427,10 @@ def memory(args, masked_dir, sentences) -> dict:
         peak = torch.cuda.max_memory_allocated() / 2**30 if args.device != "cpu" else None
         return {"status": "finished", "peak_gib": peak}
 
+    def cycled(n: int) -> list[list[str]]:
+        """``n`` sentences, the list repeated as often as needed to fill large batches."""
+        return [sentences[i % len(sentences)] for i in range(n)]
+
     lm = load_masked_lm(masked_dir, args.device)
     ours, budget = [], 1024
     while budget <= args.memory_cap_tokens:
@@ -424,7 +438,7 @@ def memory(args, masked_dir, sentences) -> dict:
 
         def run(b=batcher, budget=budget):
             # enough sentences for several full batches
-            pseudo_log_likelihoods(b, sentences[: max(8, 4 * budget // 400)], "within_word_l2r")
+            pseudo_log_likelihoods(b, cycled(max(8, 4 * budget // 400)), "within_word_l2r")
             if b.max_tokens < budget:  # our fallback halved the budget: out of memory
                 raise MemoryError
 
@@ -436,10 +450,10 @@ def memory(args, masked_dir, sentences) -> dict:
     peer = minicons_peer(minicons_scorer.MaskedLMScorer, masked_dir, args.device)
     counter = TokenCounter(peer.model)
     theirs, size = [], 1
-    texts = [" ".join(words) for words in sentences]
-    while size <= min(args.memory_cap_sentences, len(texts)):
+    while size <= args.memory_cap_sentences:
         counter.largest = 0
-        row = attempt(lambda s=size: peer.token_score(texts[:s], PLL_metric="within_word_l2r"))
+        texts = [" ".join(words) for words in cycled(size)]
+        row = attempt(lambda t=texts: peer.token_score(t, PLL_metric="within_word_l2r"))
         theirs.append({"sentences_per_call": size, "largest_forward_tokens": counter.largest} | row)
         print(f"memory minicons {theirs[-1]}", file=sys.stderr)
         if row["status"] != "finished":
