@@ -26,6 +26,7 @@ from perturbed_ud.evaluation.probe_metrics import (
     uuas_counts,
 )
 from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
+from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
 from perturbed_ud.evaluation.trees import BASE_RELATIONS, base_relation, tree_distances
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
@@ -154,7 +155,8 @@ def test_word_vectors_do_not_depend_on_the_batch_size(vectors):
 
 def test_a_trained_depprobe_beats_an_untrained_one_on_held_out_sentences(vectors):
     """A random model's vectors carry little of the tree (word identity, position): the
-    trained probe's UAS is above the untrained one's, and its relations far above."""
+    trained probe's UAS is above the untrained one's (by .007 to .027 with this model, whose
+    tokenizer training varies a little between processes), its relations far above."""
     gold = [Gold.of(c.heads, c.upos, c.deprels) for c in SENTENCES]
     data = vectors[4096]
 
@@ -177,7 +179,10 @@ def test_a_trained_depprobe_beats_an_untrained_one_on_held_out_sentences(vectors
     trained, record = train_probe("depprobe", train, dev, training, 1, "cpu")
     assert record["best_epoch"] > 1
     (uas, relations), (uas_0, relations_0) = scores(trained), scores(untrained)
-    assert uas > uas_0 + 0.01 and relations > relations_0 + 0.2
+    assert uas > uas_0 and relations > relations_0 + 0.2
+    # the held-out loss (distance L1 / length² + relation cross entropy) falls by far more
+    loss, loss_0 = (held_out_loss(p, test, training, "cpu") for p in (trained, untrained))
+    assert loss < 0.5 * loss_0
     again, _ = train_probe("depprobe", train, dev, training, 1, "cpu")
     assert all(
         torch.equal(a, b)
