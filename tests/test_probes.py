@@ -16,6 +16,7 @@ from conftest import UD_ROOT
 from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
+from perturbed_ud.evaluation import lamalfa2022_probing as lamalfa2022
 from perturbed_ud.evaluation.probe_metrics import (
     aggregate,
     attachment_counts,
@@ -27,7 +28,7 @@ from perturbed_ud.evaluation.probe_metrics import (
 )
 from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
 from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
-from perturbed_ud.evaluation.trees import BASE_RELATIONS, base_relation, tree_distances
+from perturbed_ud.evaluation.trees import BASE_RELATIONS, UPOS_TAGS, base_relation, tree_distances
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
 
@@ -265,3 +266,66 @@ def test_the_robustness_table_puts_drops_beside_distances(tmp_path, tiny_bert):
     wrong = CliRunner().invoke(main, ["probe-table", str(tmp_path / "distance"),
                                       "--out", str(tmp_path / "t2")])  # fmt: skip
     assert wrong.exit_code == 1 and "is an `evaluate distance` run, not probe" in wrong.output
+
+
+def test_the_released_gold_trees_lose_every_edge_headed_by_word_1():
+    """lamalfa2022: distances over the first 20 words without the edges whose head is word 1
+    (or beyond word 20), unreachable pairs at 0; a search over those edges agrees."""
+    disconnected = 0
+    for cols in SENTENCES:
+        kept = [0 if h == 1 or h > 20 else h for h in cols.heads[:20]]
+        expected = np.maximum(bfs_distances(kept), 0)
+        damaged = lamalfa2022.damaged_distances(cols.heads)
+        assert (damaged == expected).all()
+        disconnected += bool((damaged + np.eye(len(damaged), dtype=int) == 0).any())
+        if 1 in cols.heads[1:20]:
+            assert (damaged[0] == 0).sum() > 1  # word 1 is cut off from its dependents
+    assert 0.2 < disconnected / len(SENTENCES) < 0.6
+
+
+def test_the_released_metrics_count_padding_cells():
+    """Gold distances score SDR and cell UUAS 1.0; predicting 0 everywhere still scores
+    the padding and diagonal cells, so SDR rewards short sentences."""
+    short = next(c for c in SENTENCES if len(c.forms) == 5)
+    gold = lamalfa2022.gold(short.heads, short.upos, short.deprels)
+    perfect = lamalfa2022.sentence_metrics("distance", gold.distances.astype(float), gold,
+                                           short.upos, short.heads, short.deprels)  # fmt: skip
+    assert perfect["sdr_equal"] == perfect["cells"] == 400
+    assert perfect["cell_uuas_found"] == perfect["cell_uuas_gold"] > 0
+    zeros = lamalfa2022.sentence_metrics("distance", np.zeros((5, 5)), gold, short.upos,
+                                         short.heads, short.deprels)  # fmt: skip
+    assert zeros["sdr_equal"] / zeros["cells"] >= (400 - 20) / 400
+    assert zeros["cell_uuas_found"] == 0
+    tags = np.eye(len(UPOS_TAGS))[[UPOS_TAGS.index("X")] * 5]
+    pos = lamalfa2022.sentence_metrics("pos", tags, gold, short.upos, short.heads, short.deprels)
+    assert pos == {"pos_correct_padded": 15 + short.upos.count("X"), "slots": 20}
+
+
+def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(tmp_path, tiny_bert):
+    folder = build(tmp_path, "spud")
+    refused = CliRunner().invoke(
+        main, ["evaluate", "probe", "--dataset", str(folder), "--model", str(tiny_bert),
+               "--protocol", "lamalfa2022", "--ud-root", str(UD_ROOT), "--train-split", "dev",
+               "--dev-split", "dev", "--out", str(tmp_path / "refused")],
+    )  # fmt: skip
+    assert refused.exit_code == 1
+    assert "layers [-5, -9] do not exist: the model has hidden states 0..2" in refused.output
+    results = probe_run(folder, tiny_bert, tmp_path / "run", "--protocol", "lamalfa2022",
+                        "--layers", "-1", "--probes", "distance,pos,root,depth")  # fmt: skip
+    summary = pd.DataFrame(results["metrics"]["probe"]).set_index("metric")
+    assert set(summary.index) == {"sdr", "cell_uuas", "spearman_pooled", "pos_acc", "root_acc",
+                                  "depth_acc"}  # fmt: skip
+    assert summary["definition"].str.len().min() > 20
+    assert summary.loc["spearman_pooled", "drop"] == pytest.approx(
+        summary.loc["spearman_pooled", "original"] - summary.loc["spearman_pooled", "perturbed"]
+    )
+    assert results["metrics"]["protocol"] == "lamalfa2022"
+    assert set(results["metrics"]["departures_from_correct_definitions"]) >= set(summary.index)
+    scored = pd.read_parquet(tmp_path / "run" / "probe_sentences.parquet")
+    assert scored["words"].max() == 20 and (scored["cells"].dropna() == 400).all()
+    depprobe = CliRunner().invoke(
+        main, ["evaluate", "probe", "--dataset", str(folder), "--model", str(tiny_bert),
+               "--protocol", "lamalfa2022", "--probes", "depprobe", "--out", str(tmp_path / "d")],
+    )  # fmt: skip
+    assert depprobe.exit_code == 1
+    assert "the lamalfa2022 protocol's probes are distance, depth, pos, root" in depprobe.output

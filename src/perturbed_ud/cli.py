@@ -329,17 +329,26 @@ def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
 @kind_option
 @bos_option
 @click.option(
-    "--probes",
-    default="distance,depth,pos,root,depprobe",
+    "--protocol",
+    type=click.Choice(["paper", "lamalfa2022"]),
+    default="paper",
     show_default=True,
-    callback=lambda ctx, param, value: tuple(_comma_list(ctx, param, [value])),
-    help="Comma list of distance, depth, pos, root, depprobe.",
+    help="lamalfa2022: the released code's labels and metrics (20 words, layers -5,-9, "
+    "broken definitions named in the results).",
+)
+@click.option(
+    "--probes",
+    callback=lambda ctx, param, value: tuple(
+        _comma_list(ctx, param, [value] if value else []) or ()
+    ),
+    help="Comma list of distance, depth, pos, root, depprobe (default: the protocol's; "
+    "lamalfa2022 has no depprobe).",
 )
 @click.option(
     "--layers",
     callback=_comma_ints,
     help="Hidden states probed, comma list (0: embeddings; -5: hidden_states[-5]; "
-    "default: the middle layer).",
+    "default: the middle layer, or -5,-9 under lamalfa2022).",
 )
 @click.option(
     "--probe-seeds",

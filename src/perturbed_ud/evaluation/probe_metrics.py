@@ -15,6 +15,7 @@ punctuation included.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -25,19 +26,37 @@ from .trees import BASE_RELATIONS, base_relation
 
 SHORTEST, LONGEST = 5, 50  # the sentence lengths DSpr and NSpr average over
 
-# metric -> (numerator column, denominator column): a ratio of sums over sentences (micro);
-# or -> value column: a mean per sentence length, then over lengths SHORTEST..LONGEST.
-RATIOS = {
-    "uuas": ("uuas_correct", "uuas_edges"),
-    "root_acc": ("root_correct", "one"),
-    "depth_root_acc": ("depth_root_correct", "one"),
-    "pos_acc": ("pos_correct", "words"),
-    "uas": ("uas_correct", "words"),
-    "las": ("las_correct", "words"),
-    "rel_acc": ("rel_correct", "words"),
-}
-LENGTH_AVERAGED = {"dspr": "dspr", "nspr": "nspr"}
-METRICS = (*RATIOS, *LENGTH_AVERAGED)
+
+@dataclass(frozen=True)
+class MetricSet:
+    """How per-sentence columns become metrics. ``ratios``: metric -> (numerator column,
+    denominator column), a ratio of sums over sentences (micro); ``length_averaged``: metrics
+    whose column is averaged per sentence length, then over lengths SHORTEST..LONGEST."""
+
+    ratios: dict[str, tuple[str, str]]
+    length_averaged: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (*self.ratios, *self.length_averaged)
+
+    def column(self, metric: str) -> str:
+        """The per-sentence column a metric needs (its numerator for a ratio)."""
+        return self.ratios[metric][0] if metric in self.ratios else metric
+
+
+HEWITT_MANNING = MetricSet(
+    ratios={
+        "uuas": ("uuas_correct", "uuas_edges"),
+        "root_acc": ("root_correct", "one"),
+        "depth_root_acc": ("depth_root_correct", "one"),
+        "pos_acc": ("pos_correct", "words"),
+        "uas": ("uas_correct", "words"),
+        "las": ("las_correct", "words"),
+        "rel_acc": ("rel_correct", "words"),
+    },
+    length_averaged=("dspr", "nspr"),
+)
 
 
 def _spanning_edges(distances: np.ndarray) -> set[frozenset]:
@@ -136,21 +155,25 @@ def _length_weights(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return kept, (lengths[:, None] == kept[None, :]).astype(np.float64)
 
 
-def aggregate(sentences: pd.DataFrame, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def aggregate(
+    sentences: pd.DataFrame,
+    counts: np.ndarray | None = None,
+    metrics: MetricSet = HEWITT_MANNING,
+) -> dict[str, np.ndarray]:
     """Every metric present in the per-sentence table; ``counts`` (resamples × sentences),
     how often each sentence is drawn, gives one value per resample instead of one."""
     weights = np.ones((1, len(sentences))) if counts is None else np.asarray(counts, float)
     out = {}
-    for metric, (numerator, denominator) in RATIOS.items():
+    for metric, (numerator, denominator) in metrics.ratios.items():
         if numerator in sentences:
             top = weights @ sentences[numerator].to_numpy(np.float64)
             bottom = weights @ sentences[denominator].to_numpy(np.float64)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[metric] = top / bottom
     _, one_hot = _length_weights(sentences["words"].to_numpy())
-    for metric, column in LENGTH_AVERAGED.items():
-        if column in sentences:
-            values = sentences[column].to_numpy(np.float64)
+    for metric in metrics.length_averaged:
+        if metric in sentences:
+            values = sentences[metric].to_numpy(np.float64)
             defined = np.isfinite(values)[:, None] * one_hot
             per_length_n = weights @ defined
             per_length_sum = weights @ (np.nan_to_num(values)[:, None] * defined)
@@ -161,10 +184,12 @@ def aggregate(sentences: pd.DataFrame, counts: np.ndarray | None = None) -> dict
     return {k: v if counts is not None else v[0] for k, v in out.items()}
 
 
-def sentence_values(sentences: pd.DataFrame, metric: str) -> np.ndarray:
+def sentence_values(
+    sentences: pd.DataFrame, metric: str, metrics: MetricSet = HEWITT_MANNING
+) -> np.ndarray:
     """A metric on each sentence alone (a ratio per sentence), to find the worst copy."""
-    if metric in RATIOS:
-        numerator, denominator = RATIOS[metric]
+    if metric in metrics.ratios:
+        numerator, denominator = metrics.ratios[metric]
         with np.errstate(invalid="ignore", divide="ignore"):
             return sentences[numerator].to_numpy(float) / sentences[denominator].to_numpy(float)
-    return sentences[LENGTH_AVERAGED[metric]].to_numpy(float)
+    return sentences[metric].to_numpy(float)

@@ -43,8 +43,11 @@ class Gold:
 
     @classmethod
     def of(cls, heads, upos, deprels) -> Gold:
-        distances = tree_distances(heads)
-        root = root_word(heads)
+        """From a UD tree; a ValueError where the heads make none."""
+        return cls.from_distances(tree_distances(heads), root_word(heads), upos, deprels)
+
+    @classmethod
+    def from_distances(cls, distances: np.ndarray, root: int, upos, deprels) -> Gold:
         return cls(
             distances,
             distances[root],

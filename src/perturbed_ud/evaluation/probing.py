@@ -8,12 +8,17 @@ orig vs k copies). Per sentence the metrics of `probe_metrics`; per config, laye
 the original value, the perturbed one (with several copies, each sentence's worst copy) and
 the drop, each averaged over probe seeds, with a bootstrap interval over sentences and the
 spread over seeds.
+
+Two protocols: ``paper`` (Hewitt & Manning's and DepProbe's definitions on whole trees) and
+``lamalfa2022`` (the released code's labels and metrics, broken ones included and named as
+such: `lamalfa2022_probing`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +30,12 @@ from ..errors import InputError
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.sources import parse_treebank_overrides, resolve
+from . import lamalfa2022_probing as lamalfa2022
 from .datasets_io import load_config, require_columns
 from .models import load_lm
 from .probe_metrics import (
-    LENGTH_AVERAGED,
-    METRICS,
-    RATIOS,
+    HEWITT_MANNING,
+    MetricSet,
     aggregate,
     attachment_counts,
     decode_dependencies,
@@ -52,11 +57,27 @@ COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels")
 HELD_OUT = 0.1  # of the training sentences, when the development split is the training split
 
 
+@dataclass(frozen=True)
+class ProbeProtocol:
+    """What a protocol fixes: its probes and default layers, how many words of a sentence
+    are kept, the gold labels of a sentence, and how its metrics are computed."""
+
+    probes: tuple[str, ...]
+    layers: tuple[int, ...]
+    max_words: int | None
+    labels: Callable[..., Gold]
+    sentence_metrics: Callable[..., dict]
+    metrics: MetricSet
+    pooled_rows: Callable[[pd.DataFrame], list[dict]] = lambda scored: []
+    definitions: dict[str, str] | None = None  # where a metric departs from the correct one
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProbeSettings(KindSettings):
     max_tokens: int = 4096  # every layer's states are kept for a batch
-    probes: tuple[str, ...] = PROBES
-    layers: tuple[int, ...] = ()  # hidden states (0: embeddings; −1: the last); () the middle
+    protocol: str = "paper"
+    probes: tuple[str, ...] = ()  # () the protocol's
+    layers: tuple[int, ...] = ()  # hidden states (0: embeddings; −1: the last); () the protocol's
     probe_seeds: tuple[int, ...] = (1, 2, 3)
     train_split: str = "train"
     dev_split: str = "dev"  # the train split again: its last 10 % are held out
@@ -69,10 +90,19 @@ class ProbeSettings(KindSettings):
 
     def __post_init__(self):
         super().__post_init__()
-        for name in ("probes", "layers", "probe_seeds"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        if unknown := [p for p in self.probes if p not in PROBES] or not self.probes:
-            raise InputError(f"probes must be among {', '.join(PROBES)}, not {unknown}")
+        if self.protocol not in PROTOCOLS:
+            raise InputError(
+                f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}"
+            )
+        protocol = PROTOCOLS[self.protocol]
+        object.__setattr__(self, "probes", tuple(self.probes) or protocol.probes)
+        object.__setattr__(self, "layers", tuple(self.layers) or protocol.layers)
+        object.__setattr__(self, "probe_seeds", tuple(self.probe_seeds))
+        if unknown := [p for p in self.probes if p not in protocol.probes]:
+            raise InputError(
+                f"the {self.protocol} protocol's probes are {', '.join(protocol.probes)}, "
+                f"not {', '.join(unknown)}"
+            )
         if not self.probe_seeds:
             raise InputError("no probe seeds given")
         if min(self.epochs, self.patience, self.batch_size, self.rank, self.resamples) < 1:
@@ -94,15 +124,19 @@ class Sentences:
     gold: list[Gold | None]
 
     @classmethod
-    def of(cls, ids, forms, upos, heads, deprels) -> Sentences:
+    def of(cls, ids, forms, upos, heads, deprels, protocol: ProbeProtocol) -> Sentences:
+        """Sentences cut to the protocol's length, with its gold labels."""
+        cut = slice(protocol.max_words)
+        forms, upos, heads, deprels = (
+            [list(sentence)[cut] for sentence in column] for column in (forms, upos, heads, deprels)
+        )
         gold = []
         for h, u, d in zip(heads, upos, deprels, strict=True):
             try:
-                gold.append(Gold.of(h, u, d))
+                gold.append(protocol.labels(h, u, d))
             except ValueError:
                 gold.append(None)
-        columns = (list(map(list, column)) for column in (forms, upos, heads, deprels))
-        return cls(list(ids), *columns, gold)
+        return cls(list(ids), forms, upos, heads, deprels, gold)
 
     def part(self, start: int, stop: int) -> Sentences:
         return Sentences(
@@ -115,7 +149,7 @@ class Sentences:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _ud_sentences(treebank, limit: int | None) -> Sentences:
+def _ud_sentences(treebank, limit: int | None, protocol: ProbeProtocol) -> Sentences:
     columns = []
     for path in treebank.files:
         for sentence in read_conllu(path):
@@ -124,7 +158,7 @@ def _ud_sentences(treebank, limit: int | None) -> Sentences:
                 break
     return Sentences.of(
         [c.sent_id for c in columns], [c.forms for c in columns], [c.upos for c in columns],
-        [c.heads for c in columns], [c.deprels for c in columns],
+        [c.heads for c in columns], [c.deprels for c in columns], protocol,
     )  # fmt: skip
 
 
@@ -134,7 +168,8 @@ def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> tupl
     sets = []
     for split in dict.fromkeys((settings.train_split, settings.dev_split)):
         (treebank,) = resolve([lang], split=split, **source)
-        sets.append((treebank, _ud_sentences(treebank, settings.train_limit)))
+        sentences = _ud_sentences(treebank, settings.train_limit, PROTOCOLS[settings.protocol])
+        sets.append((treebank, sentences))
     (treebank, train), *rest = sets
     if rest:
         return train, rest[0][1], treebank.describe()
@@ -174,6 +209,16 @@ def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) 
     return attachment_counts(heads, relations, gold_heads, deprels)
 
 
+PROTOCOLS = {
+    "paper": ProbeProtocol(PROBES, (), None, Gold.of, sentence_metrics, HEWITT_MANNING),
+    "lamalfa2022": ProbeProtocol(
+        lamalfa2022.PROBES, lamalfa2022.LAYERS, lamalfa2022.MAX_WORDS, lamalfa2022.gold,
+        lamalfa2022.sentence_metrics, lamalfa2022.METRICS, lamalfa2022.pooled_spearman_rows,
+        lamalfa2022.DEFINITIONS,
+    ),
+}  # fmt: skip
+
+
 @dataclass
 class TestSplit:
     config: str
@@ -182,7 +227,9 @@ class TestSplit:
     sentences: Sentences
 
 
-def test_splits(dataset, configs, splits, revision, content, limit) -> list[TestSplit]:
+def test_splits(
+    dataset, configs, splits, revision, content, limit, protocol: ProbeProtocol
+) -> list[TestSplit]:
     """The original split and the perturbed ones of each config, rows aligned by sent_id."""
     out = []
     for config in configs:
@@ -199,7 +246,7 @@ def test_splits(dataset, configs, splits, revision, content, limit) -> list[Test
             data = rows.select_columns([*COLUMNS, "lang"] if "lang" in rows.column_names
                                        else list(COLUMNS)).to_dict()  # fmt: skip
             lang = data.get("lang", [config.split("_")[0]])[0]
-            sentences = Sentences.of(*(data[c] for c in COLUMNS))
+            sentences = Sentences.of(*(data[c] for c in COLUMNS), protocol)
             out.append(TestSplit(config, split, lang, sentences))
     return out
 
@@ -218,7 +265,7 @@ def resolved_layers(asked: tuple[int, ...], count: int) -> list[int]:
 def score_split(probe, name, data: ProbeData, sentences: Sentences, settings, device) -> dict:
     """Per usable sentence index, the metric columns of one probe."""
     return {
-        i: sentence_metrics(
+        i: PROTOCOLS[settings.protocol].sentence_metrics(
             name,
             output,
             sentences.gold[i],
@@ -230,16 +277,16 @@ def score_split(probe, name, data: ProbeData, sentences: Sentences, settings, de
     }
 
 
-def worst_copies(copies: list[pd.DataFrame], metric: str) -> pd.DataFrame:
+def worst_copies(copies: list[pd.DataFrame], metric: str, metrics: MetricSet) -> pd.DataFrame:
     """Per sentence, the copy on which ``metric`` is lowest (Alg. 2's worst case)."""
-    values = np.stack([sentence_values(c, metric) for c in copies])  # copies × sentences
+    values = np.stack([sentence_values(c, metric, metrics) for c in copies])  # copies × sentences
     values = np.where(np.isnan(values), np.inf, values)
     choice = values.argmin(axis=0)
     stacked = np.stack([c.to_numpy() for c in copies])
     return pd.DataFrame(stacked[choice, np.arange(len(choice))], columns=copies[0].columns)
 
 
-def summarise(scored: pd.DataFrame, resamples: int) -> pd.DataFrame:
+def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.DataFrame:
     """Per config, layer and metric: original, perturbed (worst copy) and drop, each the
     mean over probe seeds, with a bootstrap interval over sentences and the seed spread."""
     rows = []
@@ -257,17 +304,18 @@ def summarise(scored: pd.DataFrame, resamples: int) -> pd.DataFrame:
         if not n or not splits:
             continue
         counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
-        for metric in METRICS:
-            if not all(_has(p, metric) for p in by.values()):
+        for metric in metrics.names:
+            column = metrics.column(metric)
+            if not all(column in p and p[column].notna().any() for p in by.values()):
                 continue
             point, draws = {"original": [], "perturbed": []}, {"original": [], "perturbed": []}
             for seed in seeds:
                 original = by[seed, "orig"].loc[common]
                 copies = [by[seed, split].loc[common] for split in splits]
-                perturbed = worst_copies(copies, metric) if len(copies) > 1 else copies[0]
+                perturbed = worst_copies(copies, metric, metrics)
                 for side, frame in (("original", original), ("perturbed", perturbed)):
-                    point[side].append(aggregate(frame)[metric])
-                    draws[side].append(aggregate(frame, counts)[metric])
+                    point[side].append(aggregate(frame, metrics=metrics)[metric])
+                    draws[side].append(aggregate(frame, counts, metrics)[metric])
             for values in (point, draws):
                 values["drop"] = [
                     a - b for a, b in zip(values["original"], values["perturbed"], strict=True)
@@ -284,11 +332,6 @@ def summarise(scored: pd.DataFrame, resamples: int) -> pd.DataFrame:
             rows.append(row | {"sentences": n, "copies": len(splits), "probe_seeds": len(seeds),
                                "interval": bootstrap_name(resamples, BOOTSTRAP_SEED)})  # fmt: skip
     return pd.DataFrame(rows)
-
-
-def _has(frame: pd.DataFrame, metric: str) -> bool:
-    column = RATIOS[metric][0] if metric in RATIOS else LENGTH_AVERAGED[metric]
-    return column in frame and frame[column].notna().any()
 
 
 @evaluation("probe", ProbeSettings)
@@ -331,8 +374,9 @@ def evaluate_probes(
         device=device, revision=revision, dataset_revision=dataset_revision,
     )  # fmt: skip
     start_run(run, header, overwrite)
+    protocol = PROTOCOLS[settings.protocol]
     tests = test_splits(dataset, header["configs"], splits, dataset_revision,
-                        header["dataset_content_sha256"], limit)  # fmt: skip
+                        header["dataset_content_sha256"], limit, protocol)  # fmt: skip
     lm = load_lm(settings.kind, model, device, settings.dtype, revision)
     layers = resolved_layers(settings.layers, hidden_layers(lm))
     identity = header["model_identity"]
@@ -362,32 +406,44 @@ def evaluate_probes(
         for layer in layers:
             train_data = _probe_data(train, train_vectors, layer)
             dev_data = _probe_data(dev, dev_vectors, layer)
+            test_data = [
+                _probe_data(t.sentences, tv, layer)
+                for t, tv in zip(mine, test_vectors, strict=True)
+            ]
             for seed in settings.probe_seeds:
-                found: dict[tuple, dict] = {}
+                found: dict[tuple[int, int], dict] = {}  # (test, sentence) -> metric columns
                 for name in settings.probes:
                     probe, record = train_probe(name, train_data, dev_data, settings.training(),
                                                 seed, lm.device)  # fmt: skip
                     trainings.append({"lang": lang, "layer": layer, "probe_seed": seed,
                                       "probe": name, **record})  # fmt: skip
-                    for test, tv in zip(mine, test_vectors, strict=True):
-                        data = _probe_data(test.sentences, tv, layer)
+                    for t, (test, data) in enumerate(zip(mine, test_data, strict=True)):
                         scores = score_split(probe, name, data, test.sentences, settings,
                                              lm.device)  # fmt: skip
                         for i, metrics in scores.items():
-                            found.setdefault((test.config, test.split, i), {}).update(metrics)
-                for (config, split, i), metrics in found.items():
-                    test = next(t for t in mine if (t.config, t.split) == (config, split))
+                            found.setdefault((t, i), {}).update(metrics)
+                for (t, i), metrics in found.items():
+                    test = mine[t]
                     records_out.append({
-                        "config": config, "split": split, "lang": lang, "layer": layer,
-                        "probe_seed": seed, "sent_id": test.sentences.ids[i],
+                        "config": test.config, "split": test.split, "lang": lang,
+                        "layer": layer, "probe_seed": seed, "sent_id": test.sentences.ids[i],
                         "words": len(test.sentences.forms[i]), "one": 1, **metrics,
                     })  # fmt: skip
     scored = pd.DataFrame(records_out)
     scored.to_parquet(run / "probe_sentences.parquet", index=False)
-    summary = summarise(scored, settings.resamples)
+    cells = [c for c in ("cells_predicted", "cells_gold") if c in scored]
+    summary = summarise(scored.drop(columns=cells), settings.resamples, protocol.metrics)
+    pooled = pd.DataFrame(protocol.pooled_rows(scored))
+    summary = pd.concat([summary, pooled], ignore_index=True).sort_values(
+        ["config", "layer"], kind="stable", ignore_index=True
+    )
+    summary[["sentences", "copies"]] = summary[["sentences", "copies"]].astype("Int64")
+    if protocol.definitions:
+        summary["definition"] = summary["metric"].map(protocol.definitions)
     write_table(summary, run / "probe_summary.csv", markdown=True)
     unusable = {f"{t.config}/{t.split}": sum(g is None for g in t.sentences.gold) for t in tests}
-    finish(run, header, {"probe": records(summary), "training": trainings,
-                         "layers": layers, "treebanks": read},
+    finish(run, header, {"probe": records(summary), "training": trainings, "layers": layers,
+                         "treebanks": read, "protocol": settings.protocol,
+                         "departures_from_correct_definitions": protocol.definitions},
            sentences_without_a_tree=unusable)  # fmt: skip
     return run

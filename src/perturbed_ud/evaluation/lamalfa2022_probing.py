@@ -1,0 +1,139 @@
+"""The ``lamalfa2022`` protocol of ``evaluate probe``: gold labels and metrics as La Malfa et
+al.'s released probing code computes them, to set our numbers beside the paper's Tables 1-2.
+
+Several of those definitions are broken. They are reproduced, not mended, and every summary
+row names what is wrong with its metric (`DEFINITIONS`); the default protocol uses Hewitt &
+Manning's definitions on whole, correct trees. Reproduced:
+
+- sentences cut to their first 20 words; layers ``hidden_states[-5]`` and ``[-9]`` (the
+  paper's "#5" and "#9");
+- gold distances with the released off-by-one: an edge is kept only where its head is word
+  2..20, so every edge headed by word 1 is lost, and words left unreachable are at
+  distance 0, like the diagonal and the padding;
+- the root is the word with the smallest HEAD; the depth is the tree's, its longest path
+  from that root;
+- metrics on the 20 × 20 grid (20 slots for tags), padding included.
+
+Not reproduced: the inputs (the released code gives BERT whole words through
+``convert_tokens_to_ids``, without special tokens, so many become [UNK]; here the tokenizer
+cuts words as usual), the probes (a 3-layer network over the flattened sentence; here the
+per-word probes), its tag set (the 20 % most frequent XPOS tags; here UPOS) and its 90/10
+split of one treebank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_array
+from scipy.sparse.csgraph import shortest_path
+from scipy.stats import spearmanr
+
+from .probe_metrics import MetricSet
+from .probes import Gold
+from .trees import UPOS_TAGS
+
+MAX_WORDS = 20
+GRID = MAX_WORDS * MAX_WORDS
+LAYERS = (-5, -9)
+PROBES = ("distance", "depth", "pos", "root")
+
+METRICS = MetricSet(
+    ratios={
+        "sdr": ("sdr_equal", "cells"),
+        "cell_uuas": ("cell_uuas_found", "cell_uuas_gold"),
+        "root_acc": ("root_correct", "one"),
+        "depth_acc": ("depth_correct", "one"),
+        "pos_acc": ("pos_correct_padded", "slots"),
+    }
+)
+DAMAGED = "against the released gold trees (edges headed by word 1 lost, unreachable pairs at 0)"
+DEFINITIONS = {
+    "sdr": "cells of the 20 × 20 grid whose rounded predicted distance equals the gold, "
+    f"padding cells included (0 in both), {DAMAGED}",
+    "cell_uuas": "gold cells equal to 1 (both directions) predicted as 1: no spanning tree, "
+    f"punctuation included, {DAMAGED}",
+    "spearman_pooled": "one Spearman over every cell of every sentence, padding included; "
+    f"perturbed: pooled over all copies, no worst copy; {DAMAGED}; no interval",
+    "root_acc": "the root is the word with the smallest HEAD among the first 20",
+    "depth_acc": "exact match of the tree's depth, the longest path from the root "
+    "in the released gold tree",
+    "pos_acc": "padding slots count as correct (20 per sentence); UPOS, where the released "
+    "code keeps the 20 % most frequent XPOS tags",
+}
+
+
+def damaged_distances(heads: Sequence[int]) -> np.ndarray:
+    """Path lengths between the first 20 words as the released ``data.py`` computes them."""
+    parents = np.asarray(heads[:MAX_WORDS], dtype=np.int64) - 1
+    n = len(parents)
+    child = np.flatnonzero((parents > 0) & (parents < n))
+    graph = coo_array((np.ones(len(child)), (child, parents[child])), shape=(n, n)).tocsr()
+    distances = shortest_path(graph, directed=False, unweighted=True)
+    distances[np.isinf(distances)] = 0
+    return distances.astype(np.int64)
+
+
+def gold(heads: Sequence[int], upos: Sequence[str], deprels: Sequence[str]) -> Gold:
+    root = int(np.argmin(heads[:MAX_WORDS]))
+    return Gold.from_distances(damaged_distances(heads), root, upos, deprels)
+
+
+def _grid(matrix: np.ndarray) -> np.ndarray:
+    out = np.zeros((MAX_WORDS, MAX_WORDS))
+    out[: len(matrix), : len(matrix)] = matrix
+    return out
+
+
+def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) -> dict:
+    """One sentence's metric columns, as the released ``p1/t1/r1/d1_metrics.py``; the
+    distance probe also keeps its grid cells for the pooled Spearman."""
+    if probe == "distance":
+        predicted, truth = _grid(output), _grid(gold.distances)
+        rounded, ones = np.rint(predicted), truth == 1
+        return {
+            "sdr_equal": int((rounded == truth).sum()),
+            "cells": GRID,
+            "cell_uuas_found": int((ones & (rounded == 1)).sum()),
+            "cell_uuas_gold": int(ones.sum()),
+            "cells_predicted": predicted.ravel().tolist(),
+            "cells_gold": truth.ravel().tolist(),
+        }
+    if probe == "depth":
+        return {"depth_correct": int(np.rint(output.max()) == gold.depths.max())}
+    if probe == "pos":
+        tags = [UPOS_TAGS[k] for k in output.argmax(axis=1)]
+        right = sum(a == b for a, b in zip(tags, upos, strict=True))
+        return {"pos_correct_padded": right + MAX_WORDS - len(tags), "slots": MAX_WORDS}
+    return {"root_correct": int(int(output.argmax()) == gold.root)}
+
+
+def pooled_spearman_rows(scored: pd.DataFrame) -> list[dict]:
+    """Per config and layer, the released pooled Spearman: one correlation over all cells of
+    the original sentences, one over all cells of all copies; the mean over probe seeds."""
+    if "cells_predicted" not in scored:
+        return []
+    rows = []
+    scored = scored[scored["cells_predicted"].notna()]
+    for (config, layer), group in scored.groupby(["config", "layer"], sort=True):
+        values = {"original": [], "perturbed": []}
+        for _, part in group.groupby("probe_seed"):
+            is_original = part["split"] == "orig"
+            for side, cells in (("original", part[is_original]), ("perturbed", part[~is_original])):
+                predicted = np.concatenate(cells["cells_predicted"].map(np.asarray).tolist())
+                truth = np.concatenate(cells["cells_gold"].map(np.asarray).tolist())
+                values[side].append(float(spearmanr(predicted, truth).statistic))
+        values["drop"] = [
+            a - b for a, b in zip(values["original"], values["perturbed"], strict=True)
+        ]
+        row = {"config": config, "lang": group["lang"].iloc[0], "layer": int(layer),
+               "metric": "spearman_pooled"}  # fmt: skip
+        for side, found in values.items():
+            found = np.asarray(found)
+            row |= {side: float(found.mean()), f"{side}_lo": np.nan, f"{side}_hi": np.nan,
+                    f"{side}_seed_sd": float(found.std(ddof=1)) if len(found) > 1
+                    else float("nan")}  # fmt: skip
+        rows.append(row | {"probe_seeds": len(values["drop"])})
+    return rows
