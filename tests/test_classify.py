@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -14,8 +15,8 @@ from conftest import UD_ROOT
 from datasets import Dataset, load_dataset
 
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.classify import script_of, setting_correlations
 from perturbed_ud.evaluation.stats import wilson_interval
+from perturbed_ud.evaluation.structure_measures import script_of, setting_correlations
 
 ROWS = 24
 MAX_LENGTH = 128  # shuffled characters make long token sequences: some are truncated
@@ -195,3 +196,37 @@ def test_labels_out_of_the_models_range_are_refused(dataset, classifier, tmp_pat
                  "--text-columns", "premise", "--label-column", "premise_idc",
                  "--out", tmp_path / "run", code=1)  # fmt: skip
     assert "is not a label id" in result.output
+
+
+def test_score_reads_local_structure_texts_and_sets_perplexity_against_the_measures(
+    dataset, tiny_gpt2, tmp_path
+):
+    """`evaluate score` on texts: each text's causal log-probability is that of its words
+    rejoined by single spaces; each setting's perplexity pools its texts' tokens."""
+    from perturbed_ud.evaluation.models import load_causal_lm
+    from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
+
+    out = tmp_path / "score"
+    cli("evaluate", "score", "--dataset", dataset, "--model", tiny_gpt2, "--kind", "causal",
+        "--words-column", "premise", "--out", out)  # fmt: skip
+    scores = pd.read_parquet(out / "scores.parquet")
+    table = pd.read_csv(out / "score_by_setting.csv").set_index("split")
+    assert len(table) == 8 and (table["N"] == ROWS).all()
+    for split, group in scores.groupby(scores["split_key"].str.split("/").str[1]):
+        kept = group[~group["too_long"]]
+        expected = np.exp(-kept["log_prob"].sum() / kept["n_tokens"].sum())
+        assert table.loc[split, "perplexity"] == pytest.approx(expected)
+    assert table.loc["unperturbed", "chrf"] == pytest.approx(100.0)
+
+    from perturbed_ud.evaluation.batching import BatchSettings
+
+    lm = load_causal_lm(str(tiny_gpt2))
+    ds = load_dataset(str(dataset), "ud_nli_seed1", split="char_phrase_shuffle_0p5")
+    first = scores[scores["split_key"].str.endswith("/char_phrase_shuffle_0p5")].iloc[0]
+    (again,) = causal_log_likelihoods(BatchSettings().batcher(lm), [ds[0]["premise"].split()])
+    assert first["log_prob"] == pytest.approx(sum(again.log_probs), abs=1e-4)
+    correlations = pd.read_csv(out / "correlations.csv")
+    assert set(correlations["performance"]) == {"perplexity"}
+    assert (correlations["settings"] == 8).all()
+    for name in ("performance_vs_chrf.png", "performance_vs_idc.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -11,7 +11,6 @@ per script, and the paper's figures of accuracy against chrF and against IDC.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,39 +29,10 @@ from .models import (
     device_for,
     pretrained,
 )
-from .plots import plot_performance_vs_measure
 from .runner import Task, evaluation, finish, records, run_task
 from .stats import WILSON, wilson_interval
+from .structure_measures import setting_rows, write_comparison
 from .summary import write_table
-
-MEASURES = ("chrf", "idc", "compression")
-# The script of a language's texts, by ISO 639 code; others are "unknown".
-_LANGS_OF_SCRIPT = {
-    "Latin": "af ca cs cy da de en es et eu fi fr ga gl hr hu id is it lt lv mt nl no nb nn pl "
-    "pt ro sk sl sq sv sw tl tr vi wo yo",
-    "Cyrillic": "be bg kk ky mk ru sr uk",
-    "Han": "zh lzh yue",
-    "Arabic": "ar fa ps ug ur",
-    "Hebrew": "he yi",
-    "Devanagari": "hi mr ne sa",
-    "Japanese": "ja",
-    "Hangul": "ko",
-    "Greek": "el",
-    "Armenian": "hy",
-    "Georgian": "ka",
-    "Thai": "th",
-    "Tamil": "ta",
-    "Telugu": "te",
-    "Bengali": "bn",
-}
-SCRIPTS = {lang: script for script, langs in _LANGS_OF_SCRIPT.items() for lang in langs.split()}
-
-
-def script_of(lang: str | None) -> str:
-    """The script of a language code (``en``, ``zh-Hans``, ``fr_gsd``); "unknown" if not known."""
-    if not isinstance(lang, str) or not lang:
-        return "unknown"
-    return SCRIPTS.get(lang.replace("-", "_").split("_")[0].lower(), "unknown")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -199,84 +169,17 @@ def classify_batch(batch, rank=None, *, model: str, revision, device: str, setti
     }
 
 
-def perturbation_type(unit, method) -> str:
-    """The paper's perturbation types: unperturbed, or unit × full / phrase / neighbour."""
-    if not isinstance(unit, str) or not isinstance(method, str):
-        return "unperturbed"
-    family = {"full_shuffle": "full", "phrase_shuffle": "phrase"}.get(method, "neighbour")
-    return f"{unit} {family}"
-
-
-def _first(values: pd.Series):
-    values = values.dropna()
-    return values.iloc[0] if len(values) else None
-
-
 def setting_table(scored: pd.DataFrame, model_name: str, text_columns) -> pd.DataFrame:
-    """One row per config × split (= setting): accuracy, its Wilson interval, and the mean
-    chrF, IDC and compression of the rows (averaged over the text columns)."""
-    scored = scored.assign(
-        config=scored["split_key"].str.split("/").str[0],
-        split=scored["split_key"].str.split("/").str[1],
-    )
-    for measure in MEASURES:
-        names = [f"{c}_{measure}" for c in text_columns if f"{c}_{measure}" in scored]
-        scored[measure] = scored[names].astype(float).mean(axis=1) if names else np.nan
-    rows = []
-    for (config, split), group in scored.groupby(["config", "split"], sort=True):
-        row = {"model_name": model_name, "config": config, "split": split}
-        for column in ("lang", "seed", "unit", "method", "rho"):
-            row[column] = _first(group[column]) if column in group else None
-        row["type"] = perturbation_type(row["unit"], row["method"])
-        row["script"] = script_of(row["lang"])
-        n = len(group)
-        row["N"] = n
-        row["correct"] = int(group["correct"].sum())
-        row["accuracy"] = row["correct"] / n if n else float("nan")
-        lo, hi = wilson_interval(row["accuracy"], n)
-        row["accuracy_lo"], row["accuracy_hi"] = float(lo), float(hi)
-        row["truncated"] = int(group["truncated"].sum())
-        for measure in MEASURES:
-            values = group[measure].dropna()
-            row[measure] = float(values.mean()) if len(values) else float("nan")
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    table["interval"] = WILSON
-    return table
+    """Per setting: accuracy with its Wilson interval, beside the setting's measures."""
 
+    def accuracy(group: pd.DataFrame) -> dict:
+        n, correct = len(group), int(group["correct"].sum())
+        lo, hi = wilson_interval(correct / n, n) if n else (float("nan"),) * 2
+        return {"model_name": model_name, "N": n, "correct": correct,
+                "accuracy": correct / n if n else float("nan"), "accuracy_lo": float(lo),
+                "accuracy_hi": float(hi), "truncated": int(group["truncated"].sum())}  # fmt: skip
 
-def setting_correlations(table: pd.DataFrame, performance: str) -> pd.DataFrame:
-    """Spearman's ρ of ``performance`` (a column of a per-setting table) with the mean chrF,
-    IDC and compression of the settings: over all settings, per language and per script.
-    Fewer than three settings, or a constant column, give NaN."""
-    from scipy.stats import spearmanr
-
-    groups = [("all", "all", table)]
-    for level, column in (("language", "lang"), ("script", "script")):
-        for value, group in table.groupby(column, sort=True, dropna=False):
-            groups.append((level, str(value), group))
-    rows = []
-    for level, value, group in groups:
-        for measure in MEASURES:
-            pairs = group[[performance, measure]].astype(float).dropna()
-            rho = p = float("nan")
-            if len(pairs) >= 3:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    result = spearmanr(pairs[performance], pairs[measure])
-                rho, p = float(result.statistic), float(result.pvalue)
-            rows.append(
-                {
-                    "level": level,
-                    "group": value,
-                    "performance": performance,
-                    "measure": measure,
-                    "settings": len(pairs),
-                    "spearman_rho": rho,
-                    "p_value": p,
-                }
-            )
-    return pd.DataFrame(rows)
+    return setting_rows(scored, text_columns, accuracy).assign(interval=WILSON)
 
 
 @evaluation("classify", ClassifySettings, kinds=(), check_model=check_classifier)
@@ -305,13 +208,7 @@ def evaluate_classifier(
         scored.to_parquet(tmp, index=False)
     table = setting_table(scored, model, settings.text_columns)
     write_table(table, run / "classify_accuracy.csv", markdown=True)
-    correlations = setting_correlations(table, "accuracy")
-    write_table(correlations, run / "correlations.csv", markdown=True)
-    for measure, name in (("chrf", "chrF"), ("idc", "IDC")):
-        if table[measure].notna().any():
-            plot_performance_vs_measure(
-                table, "accuracy", measure, name, model, run / f"performance_vs_{measure}.png"
-            )
+    correlations = write_comparison(table, "accuracy", model, run)
     metrics = {"accuracy": records(table), "correlations": records(correlations)}
     counts = {"rows": len(scored), "truncated": int(scored["truncated"].sum())}
     finish(run, header, metrics, **counts)

@@ -22,8 +22,7 @@ TASKS_OF_FAMILY = {
     "clams": ("minimal-pair",),
     "spud": ("score", "probe"),
     "substitution": ("distance", "probe"),
-    # Rows hold texts, not UD words and sent_ids, so `score` does not read them.
-    "local_structure": ("classify",),
+    "local_structure": ("score", "classify"),
 }
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 

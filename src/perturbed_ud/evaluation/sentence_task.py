@@ -1,9 +1,11 @@
-"""The ``score`` task: how surprising are nonce sentences compared with their originals?
+"""The ``score`` task: how surprising are perturbed sentences compared with their originals?
 
 Every sentence of every split gets token, word and sentence log-probabilities (PPL for causal
-LMs, PPPL or PPPL-l2r for masked LMs). Splits of one config are aligned by ``sent_id``, so
-each nonce sentence is compared with its own original: the nonce/orig ratio per sentence,
-its quartiles, a Wilcoxon signed-rank test on the paired log-perplexities, and box plots.
+LMs, PPPL or PPPL-l2r for masked LMs). In spud datasets, splits of one config are aligned by
+``sent_id``, so each nonce sentence is compared with its own original: the nonce/orig ratio
+per sentence, its quartiles, a Wilcoxon signed-rank test on the paired log-perplexities, and
+box plots. In local_structure datasets (texts, split on whitespace into words), each setting
+gets its perplexity, set against the chrF, IDC and compression of its texts.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .sentence_scores import (
     causal_log_likelihoods,
     pseudo_log_likelihoods,
 )
+from .structure_measures import setting_rows, write_comparison
 from .summary import write_table
 
 
@@ -60,7 +63,10 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     options = ScoreSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     batcher = options.batcher(lm)
-    sentences = [list(words) for words in batch[options.words_column]]
+    sentences = [
+        words.split() if isinstance(words, str) else list(words)
+        for words in batch[options.words_column]
+    ]
     if options.kind == "causal":
         scores = causal_log_likelihoods(batcher, sentences, options.bos)
     else:
@@ -91,6 +97,25 @@ def nonce_ratios(scored: pd.DataFrame) -> pd.DataFrame:
     nonce = scored[scored["split"] == "nonce"].set_index(keys)["perplexity"]
     paired = pd.DataFrame({"orig": orig, "nonce": nonce}).dropna().reset_index()
     return paired.assign(ratio=paired["nonce"] / paired["orig"])
+
+
+def setting_perplexities(scored: pd.DataFrame, model_name: str, words_column: str):
+    """Per local_structure setting: the perplexity of its texts taken together (tokens that
+    could be scored), the median text's, beside the setting's chrF, IDC and compression."""
+
+    def perplexity(group: pd.DataFrame) -> dict:
+        kept = group[~group["too_long"]]
+        tokens = kept["n_tokens"].sum()
+        total = -kept["log_prob"].sum() / tokens if tokens else float("nan")
+        return {
+            "model_name": model_name,
+            "N": len(group),
+            "too_long": int(group["too_long"].sum()),
+            "perplexity": float(np.exp(total)),
+            "median_text_perplexity": float(kept["perplexity"].median()),
+        }
+
+    return setting_rows(scored, [words_column], perplexity)
 
 
 def ratio_summary(paired: pd.DataFrame, model_name: str, measure: str) -> pd.DataFrame:
@@ -128,13 +153,13 @@ def evaluate_scores(
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     settings = settings or ScoreSettings()
-    task = Task("score", score_sentences, settings, columns=("sent_id", settings.words_column))
+    task = Task("score", score_sentences, settings, columns=(settings.words_column,))
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
     with atomic_path(run / "scores.parquet") as tmp:
         scored.to_parquet(tmp, index=False)
-    paired = nonce_ratios(scored)
+    paired = nonce_ratios(scored) if "sent_id" in scored else pd.DataFrame()
     results = {
         "sentences": len(scored),
         "too_long": int(scored["too_long"].sum()),  # not scored: longer than the model allows
@@ -148,5 +173,10 @@ def evaluate_scores(
         write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
         plot_nonce_ratios(paired, summary, run / "nonce_ratio.png")
         metrics["nonce_ratio"] = records(summary)
+    if "setting" in scored:  # a local_structure dataset
+        table = setting_perplexities(scored, model, settings.words_column)
+        write_table(table, run / "score_by_setting.csv", markdown=True)
+        correlations = write_comparison(table, "perplexity", model, run)
+        metrics |= {"settings": records(table), "correlations": records(correlations)}
     finish(run, header, metrics, **results)
     return run
