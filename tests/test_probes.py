@@ -223,6 +223,7 @@ def test_probe_runs_on_a_spud_build_original_against_nonce(tmp_path, tiny_bert):
         (summary["original"] - summary["perturbed"]).to_numpy()
     )
     assert results["metrics"]["treebanks"]["en"]["code"] == "en_ewt"
+    assert (tmp_path / "run" / "probe_summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert {t["probe_seed"] for t in results["metrics"]["training"]} == {1, 2}
 
 

@@ -338,3 +338,16 @@ def plot_performance_vs_measure(
         fontsize="medium",
     )
     return save(fig, path)
+
+
+def plot_probe_summary(summary: pd.DataFrame, path: str | Path) -> Figure:
+    """Each probe metric on the original and the perturbed sentences (worst copy), one panel
+    per config and layer, with the bootstrap intervals."""
+    table = summary.assign(
+        model_name=summary["config"] + ", layer " + summary["layer"].astype(str),
+        lang=summary["metric"],
+        N=summary["sentences"],
+    )
+    series = {"original": "original", "perturbed": "perturbed (worst copy)"}
+    return grouped_bars(table, series, path, title="probes: original against perturbed",
+                        ylabel="metric")  # fmt: skip

@@ -33,6 +33,7 @@ from ..ud.sources import parse_treebank_overrides, resolve
 from . import lamalfa2022_probing as lamalfa2022
 from .datasets_io import load_config, require_columns
 from .models import load_lm
+from .plots import plot_probe_summary
 from .probe_metrics import (
     HEWITT_MANNING,
     MetricSet,
@@ -441,6 +442,8 @@ def evaluate_probes(
     if protocol.definitions:
         summary["definition"] = summary["metric"].map(protocol.definitions)
     write_table(summary, run / "probe_summary.csv", markdown=True)
+    if len(summary):
+        plot_probe_summary(summary, run / "probe_summary.png")
     unusable = {f"{t.config}/{t.split}": sum(g is None for g in t.sentences.gold) for t in tests}
     finish(run, header, {"probe": records(summary), "training": trainings, "layers": layers,
                          "treebanks": read, "protocol": settings.protocol,
