@@ -230,3 +230,43 @@ def test_score_reads_local_structure_texts_and_sets_perplexity_against_the_measu
     assert (correlations["settings"] == 8).all()
     for name in ("performance_vs_chrf.png", "performance_vs_idc.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_class_names_in_another_order_than_the_models_are_refused(classifier, tmp_path):
+    """An NLI set whose ClassLabel reads entailment, neutral, contradiction against a model
+    whose labels run the other way: refused before the run folder exists; the same names in
+    the same order run."""
+    from datasets import ClassLabel, Features, Value
+    from transformers import AutoConfig
+
+    names = ["entailment", "neutral", "contradiction"]
+    features = Features({"premise": Value("string"), "label": ClassLabel(names=names)})
+    source = tmp_path / "nli" / "data"
+    source.mkdir(parents=True)
+    rows = {"premise": ud_sentences(6), "label": [i % 3 for i in range(6)]}
+    Dataset.from_dict(rows, features=features).to_parquet(source / "validation.parquet")
+    cli("build", "local_structure", "--hf-dataset", source.parent, "--hf-split", "validation",
+        "--text-columns", "premise", "--langs", "en", "--units", "char",
+        "--out", tmp_path / "built")  # fmt: skip
+    built = tmp_path / "built" / "local_structure"
+    for order, code in ((names[::-1], 1), (names, 0)):
+        model = tmp_path / "-".join(order)
+        config = AutoConfig.from_pretrained(classifier)
+        config.id2label = dict(enumerate(order))
+        config.label2id = {name: i for i, name in enumerate(order)}
+        for path in classifier.iterdir():
+            (model / path.name).parent.mkdir(exist_ok=True)
+            (model / path.name).write_bytes(path.read_bytes())
+        config.save_pretrained(model)
+        out = tmp_path / f"run-{code}"
+        result = cli("evaluate", "classify", "--dataset", built, "--model", model,
+                     "--text-columns", "premise", "--splits", "unperturbed", "--out", out,
+                     code=code)  # fmt: skip
+        if code:
+            assert "names its classes entailment, neutral, contradiction, but the labels" in (
+                result.output
+            )
+            assert "contradiction, neutral, entailment: their ids would mean" in result.output
+            assert not out.exists()
+        else:
+            assert (out / "results.json").is_file()

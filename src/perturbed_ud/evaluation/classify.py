@@ -11,6 +11,7 @@ per script, and the paper's figures of accuracy against chrF and against IDC.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import torch
 from ..errors import InputError
 from ..files import atomic_path
 from .batching import BatchSettings, plan_batches
+from .datasets_io import config_names, dataset_content, load_config
 from .models import (
     LanguageModel,
     _autocast,
@@ -81,11 +83,14 @@ def check_classifier_config(name: str, config) -> None:
         )
 
 
-def check_classifier(name: str, revision: str | None) -> None:
-    """Before anything is written: the checkpoint is a sequence classifier."""
+def check_classifier(name, revision, dataset, settings, configs, dataset_revision) -> None:
+    """Before anything is written: the checkpoint is a sequence classifier whose labels are
+    the dataset's classes."""
     from transformers import AutoConfig
 
-    check_classifier_config(name, pretrained(AutoConfig, name, revision))
+    config = pretrained(AutoConfig, name, revision)
+    check_classifier_config(name, config)
+    check_label_names(dataset, configs, dataset_revision, settings.label_column, name, config)
 
 
 _CACHE: dict[tuple, LanguageModel] = {}
@@ -111,6 +116,27 @@ def load_classifier(
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
         _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
     return _CACHE[key]
+
+
+def check_label_names(dataset, configs, dataset_revision, column: str, name: str, config):
+    """Refuse a ClassLabel column whose class names are not the model's labels in the same
+    order (an NLI set ordered entailment, neutral, contradiction against a model fine-tuned
+    the other way round): ids that mean different classes would be compared. A model whose
+    labels are unnamed (LABEL_0, ...) cannot be checked. Read from the first config."""
+    from datasets import ClassLabel
+
+    first = (configs or config_names(dataset, dataset_revision))[0]
+    splits = load_config(dataset, first, dataset_revision, dataset_content(dataset))
+    feature = next(iter(splits.values())).features.get(column)
+    id2label = config.id2label
+    labels = [str(id2label[i]) for i in sorted(id2label)]
+    if not isinstance(feature, ClassLabel) or all(re.fullmatch(r"LABEL_\d+", x) for x in labels):
+        return
+    if [n.lower() for n in feature.names] != [x.lower() for x in labels]:
+        raise InputError(
+            f"label column {column} names its classes {', '.join(feature.names)}, but the "
+            f"labels of {name} are {', '.join(labels)}: their ids would mean different classes"
+        )
 
 
 def checked_labels(values: list, num_labels: int, column: str, name: str) -> list[int]:

@@ -317,7 +317,8 @@ def evaluation(
     runs on one folder never write each other's chunks (each rank of a launch holds its own).
 
     A task that reads no language model (``kinds`` empty) checks its model with
-    ``check_model(model, revision)`` instead, also before anything is written.
+    ``check_model(model, revision, dataset, settings, configs, dataset_revision)`` instead,
+    also before anything is written.
     """
 
     def decorate(evaluate: Callable) -> Callable:
@@ -340,7 +341,8 @@ def evaluation(
             check_inputs(task, dataset, configs, splits, model)
             checked_device(device)
             if check_model is not None:
-                check_model(model, revision)
+                check_model(model, revision, dataset, settings, configs,
+                            options.get("dataset_revision"))  # fmt: skip
             if kinds:
                 asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
                 kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
