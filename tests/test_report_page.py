@@ -21,6 +21,7 @@ from test_minimal_pair import COMMON, COORD, SIMPLE
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
+from perturbed_ud.evaluation.result_files import QUARTILES, read_runs
 
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -176,6 +177,30 @@ def test_hostile_names_are_shown_as_text(runs, tmp_path):
                  "&lt;script&gt;alert(3)&lt;/script&gt;", "&lt;script&gt;alert(5)&lt;/script&gt;",
                  "&#34;&gt;&lt;script&gt;alert(4)&lt;/script&gt;"):  # fmt: skip
         assert text in html
+
+
+def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_are_left_out(
+    runs, tmp_path
+):
+    run = tmp_path / "distance-run"
+    shutil.copytree(runs[0], run)
+    results = json.loads((run / "results.json").read_text())
+    row = {"config": "en_tau2_seed1", "lang": "en", "layer": 3, "sentences": 9, "l2_mean": 2.5,
+           "l2_q1": 1.0, "l2_median": 2.0, "l2_q3": 4.0}  # fmt: skip
+    results["metrics"] = {"distance": [row], "layers": [3]}
+    (run / "results.json").write_text(json.dumps(results))
+    lm_eval = json.loads(next(runs[2].rglob("results_*.json")).read_text())
+    lm_eval["results"]["clams_pairs"]["acc_stderr,none"] = "N/A"
+    lm_eval_file = tmp_path / "lm-eval.json"
+    lm_eval_file.write_text(json.dumps(lm_eval))
+    ours, theirs = read_runs([run, lm_eval_file])
+    (quartiles,) = ours.estimates
+    assert (quartiles.condition, quartiles.metric, quartiles.interval) == (
+        "en_tau2_seed1 · layer 3", "l2", QUARTILES,
+    )  # fmt: skip
+    assert (quartiles.value, quartiles.low, quartiles.high) == (2.0, 1.0, 4.0)
+    (acc,) = theirs.estimates
+    assert (acc.metric, acc.interval, acc.low, acc.high) == ("acc", "no stderr", None, None)
 
 
 def test_an_unfinished_run_is_refused(runs, tmp_path):

@@ -5,10 +5,10 @@ writes, any JSON file holding what ``lm_eval.simple_evaluate`` returns, or a fol
 
 Every number that has an interval becomes an `Estimate`. Ours come from the metrics tables of
 ``results.json``: a column ``X`` beside ``X_lo`` and ``X_hi`` (the interval the row's
-``interval`` column names), or ``X_median`` beside ``X_q1`` and ``X_q3`` (an interquartile
-range: distances and nonce ratios have no confidence interval). lm-eval's come from
-``metric,filter`` and ``metric_stderr,filter`` as value ± 1.96 stderr, the normal interval its
-standard error implies, not clipped. Numbers without either are left to the run's own tables.
+``interval`` column names), or ``X_median`` beside ``X_q1`` and ``X_q3`` (the median and its
+interquartile range: distances and nonce ratios have no confidence interval). lm-eval's come
+from ``metric,filter`` and ``metric_stderr,filter`` as value ± 1.96 stderr, the normal interval
+its standard error implies, not clipped. Numbers without either are left to the run's tables.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..errors import InputError
 
 # Row columns that say which condition a number is of, in the order they are shown.
 CONDITION_COLUMNS = ("config", "split", "condition", "construction", "layer", "measure", "metric")
+QUARTILES = "median, interquartile range"
 LM_EVAL_TABLE = "lm-eval tasks"
 LM_EVAL_INTERVAL = "value ± 1.96 stderr"
 # What a run's provenance shows of lm-eval's ``config``: the model, then how it was run.
@@ -123,7 +124,9 @@ def _number(value) -> float | None:
 def _our_run(folder: Path) -> RunResults:
     path = folder / "results.json"
     results = _json_object(path)
-    missing = [k for k in ("task", "signature", "model", "dataset", "metrics") if k not in results]
+    missing = [k for k in ("task", "signature") if k not in results] + [
+        k for k in ("model", "dataset", "metrics") if not isinstance(results.get(k), dict)
+    ]
     if missing:
         raise InputError(
             f"{path}: not the results of `perturbed-ud evaluate` (no {', '.join(missing)})"
@@ -180,7 +183,7 @@ def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
             metric, interval = column, _text(row.get("interval"))
             bounds = row[f"{column}_lo"], row[f"{column}_hi"]
         elif median != column and f"{median}_q1" in row and f"{median}_q3" in row:
-            metric, interval = median, "interquartile range"
+            metric, interval = median, QUARTILES
             bounds = row[f"{median}_q1"], row[f"{median}_q3"]
         else:
             continue
