@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from jinja2 import Environment, StrictUndefined
+
 from .. import __version__
 from ..errors import InputError
 from ..files import output_folder, write_text
@@ -25,6 +27,8 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 @dataclass(frozen=True)
 class ComparisonRow:
+    """One number of several runs: what it is, and each run's value and interval."""
+
     language: str
     condition: str
     metric: str
@@ -34,6 +38,8 @@ class ComparisonRow:
 
 @dataclass(frozen=True)
 class ComparisonTable:
+    """The numbers that runs share one comparison for (task, metric table and data)."""
+
     title: str
     runs: tuple[str, ...]  # the runs with a value in this table, in the order given
     rows: tuple[ComparisonRow, ...]
@@ -49,8 +55,7 @@ def write_comparison_page(paths: list[str | Path], out: str | Path) -> Path:
 
 
 def render_page(runs: list[RunResults]) -> str:
-    from jinja2 import Environment, StrictUndefined
-
+    """The page's HTML; a name the template does not know fails instead of showing blank."""
     environment = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                               lstrip_blocks=True)  # fmt: skip
     environment.filters["number"] = number
@@ -88,12 +93,13 @@ def comparison_tables(runs: list[RunResults]) -> list[ComparisonTable]:
 
 
 def figures_by_name(runs: list[RunResults]) -> dict[str, list[tuple[str, str]]]:
-    """Each figure file name with every run's figure of that name (run name, data URI), so
+    """Every run's figures (run name, data URI) under their file name and what wrote them, so
     that the same figure of several runs is shown side by side."""
     figures: dict[str, list[tuple[str, str]]] = {}
     for run in runs:
         for path in run.figures:
-            figures.setdefault(path.name, []).append((run.name, png_data_uri(path)))
+            title = f"{path.name} · {run.source}"
+            figures.setdefault(title, []).append((run.name, png_data_uri(path)))
     return figures
 
 
@@ -105,7 +111,11 @@ def number(value: float | None) -> str:
 
 
 def png_data_uri(path: Path) -> str:
-    data = path.read_bytes()
+    """The figure inside the page, so that the page is one file that needs nothing else."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror or err}") from None
     if not data.startswith(PNG_SIGNATURE):
         raise InputError(f"{path}: not a PNG image")
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
