@@ -421,6 +421,18 @@ def probe_table(runs, distances, out) -> None:
 
 
 @main.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file.")
+def report(runs, out) -> None:
+    """One self-contained HTML page comparing RUNs: run folders of `evaluate`, lm-eval
+    results .json files, or folders of them. Values and intervals side by side per dataset,
+    language and condition; each run's signature, provenance and figures."""
+    from .evaluation.comparison_page import write_comparison_page
+
+    click.echo(f"wrote {write_comparison_page(list(runs), out)}")
+
+
+@main.command()
 @click.argument("items", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(), help="Output folder.")
 @click.option(
