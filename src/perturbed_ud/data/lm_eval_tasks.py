@@ -206,9 +206,12 @@ def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
         "output_type": "loglikelihood_rolling",
         "doc_to_text": "",
         "metric_list": [
-            {"metric": "word_perplexity"},
-            {"metric": "byte_perplexity"},
-            {"metric": "bits_per_byte"},
+            {"metric": name, "aggregation": aggregation, "higher_is_better": False}
+            for name, aggregation in (
+                ("word_perplexity", "weighted_perplexity"),
+                ("byte_perplexity", "weighted_perplexity"),
+                ("bits_per_byte", "bits_per_byte"),
+            )
         ],
     }
     return {
