@@ -162,6 +162,15 @@ def not_a_manifest(clams, tmp):
     return tmp
 
 
+def another_family(clams, tmp):
+    """A built folder of a family that has no lm-eval tasks."""
+    copy = tmp / "toy"
+    shutil.copytree(clams, copy)
+    manifest = json.loads((copy / "build.json").read_text(encoding="utf-8"))
+    (copy / "build.json").write_text(json.dumps(manifest | {"dataset": "toy-reversal"}))
+    return copy
+
+
 def edited(clams, tmp):
     """A built folder whose Parquet files were changed after the build."""
     copy = tmp / "edited"
@@ -188,14 +197,17 @@ def built(clams, tmp):
         (empty, [], "has no README.md or build.json: it is not a folder written by"),
         (no_card, [], "has no README.md: it is not a folder written by"),
         (not_a_manifest, [], "is not a build manifest: it lacks version, signature"),
+        (another_family, [], "is a toy-reversal dataset; lm-eval tasks are written for clams,"),
         (edited, [], "the Parquet files are not those build.json records"),
         (written, [], "exists; pass --overwrite"),
         (built, ["--revision", "v1"], "--revision names a revision of --hub-id"),
         (built, ["--hub-id", "a/b/c"], "bad --hub-id"),
+        (built, ["--out", "{parent}"], "is the dataset folder itself"),  # as for `build`
     ],
 )
 def test_bad_datasets_and_options_are_refused(clams, tmp_path, make, options, message):
     dataset = make(clams, tmp_path)
+    options = [option.format(parent=dataset.parent) for option in options]
     args = ["lm-eval-tasks", str(dataset), "--out", str(tmp_path / "tasks"), *options]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1, result.output

@@ -285,6 +285,8 @@ def write_tasks(
         raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
     metadata = task_metadata(manifest)
     final = Path(out) / group
+    if final.resolve() == folder.resolve():
+        raise InputError(f"{final} is the dataset folder itself: write the tasks to another --out")
     with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
         for kind, kind_tasks in tasks.items():
             if not kind_tasks:
