@@ -57,8 +57,8 @@ minimal-pair` reports ties apart and counts them as not correct.
 """
 BOS = """\
 BOS: the context is empty, so lm-eval's HF model scores the text after the tokenizer's BOS
-token (EOS where it has none; model_args prefix_token_id to change it), as `perturbed-ud
-evaluate --bos prepend` does: every token of the text is scored.
+token (EOS where it has none; model_args prefix_token_id to change it): every token of the
+text is scored, as with `perturbed-ud evaluate --bos prepend`.
 """
 WORDS = """\
 word_perplexity divides by whitespace-separated words: use byte_perplexity or bits_per_byte
