@@ -1,4 +1,5 @@
-"""The Python API: ``build`` and ``evaluate`` with the command line's options as keywords.
+"""The Python API: ``build``, ``evaluate`` and ``lm_eval_tasks`` with the command line's
+options as keywords.
 
 Each keyword is an option of the matching command, spelled with underscores
 (``--part-fraction`` is ``part_fraction``); a list stands for a comma list or a repeated
@@ -71,6 +72,25 @@ def evaluate(task: str, **options) -> dict:
         raise InputError(f"unknown task {task!r}; choose one of {', '.join(_TASKS)}")
     folder = run_evaluation(task, option_values(evaluate_group.commands[task], options))
     return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+
+def lm_eval_tasks(
+    dataset: str | Path,
+    out: str | Path,
+    *,
+    hub_id: str | None = None,
+    revision: str | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write the task group ``perturbed-ud lm-eval-tasks DATASET --out OUT`` writes; return its
+    folder (``OUT/<group>``, the group named after the dataset).
+
+    ``lm_eval_tasks("data/clams", "tasks", hub_id="me/clams")`` points the tasks at the Hub
+    repo at the tag ``v<version>`` instead of the folder; ``revision`` names another.
+    """
+    from .data.lm_eval_tasks import write_tasks
+
+    return write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)
 
 
 def run_evaluation(task: str, values: dict) -> Path:

@@ -497,6 +497,34 @@ def clams_generate(grammar_dir, out_dir) -> None:
         click.echo(f"wrote {path}")
 
 
+@main.command("lm-eval-tasks")
+@click.argument("dataset", type=click.Path())
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(),
+    help="Folder for the task group: the harness's --include_path.",
+)
+@click.option("--hub-id", help="Tasks read this Hub dataset repo (OWNER/NAME), not the folder.")
+@click.option(
+    "--revision", help="With --hub-id: the revision read (default: the tag v<version> of push)."
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing task folder.")
+def lm_eval_tasks(dataset, out, hub_id, revision, overwrite) -> None:
+    """Write an lm-evaluation-harness task group for a built DATASET folder into OUT/<group>,
+    pinned to the dataset's version: clams minimal pairs, perturbed-ud orig-vs-perturbed
+    choices, and per-split perplexity (``lm_eval --include_path OUT --tasks <group>``)."""
+    from .data.lm_eval_tasks import write_tasks
+
+    folder = write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)
+    tasks = len(list(folder.glob("*.yaml"))) - 1
+    click.echo(f"wrote {folder}: group {folder.name}, {tasks} tasks")
+    click.echo(
+        f"run: lm_eval --model hf --model_args pretrained=MODEL --include_path {out} "
+        f"--tasks {folder.name}"
+    )
+
+
 @main.command("export-conllu")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False))
 @click.option("--config", required=True, help="A config of the dataset, e.g. en_seed1.")

@@ -155,19 +155,20 @@ OUTPUT_ERRNOS = {
 
 
 @contextmanager
-def atomic_folder(final: Path, *, overwrite: bool = False):
+def atomic_folder(final: Path, *, overwrite: bool = False, marker: str = "build.json"):
     """Yield a temporary folder beside ``final``; it takes ``final``'s place only on success.
 
     A lock beside ``final`` keeps a second writer out, and whatever a killed writer left
     (its temporary folder, or an old copy set aside mid-swap) is cleaned up or restored.
-    ``--overwrite`` replaces only a dataset folder (one with a ``build.json``), never a
-    file, a symlink or a folder of something else.
+    ``--overwrite`` replaces only a folder of the kind written here (one with ``marker``, a
+    dataset's ``build.json`` by default), never a file, a symlink or a folder of something
+    else.
     """
     final = Path(final)
     output_folder(final.parent)
     with exclusive(final.with_name(f".{final.name}.lock"), str(final)):
         _clean_leftovers(final)
-        _check_target(final, overwrite)
+        _check_target(final, overwrite, marker)
         tmp = final.with_name(f".{final.name}.partial-{os.getpid()}")
         try:
             tmp.mkdir()  # mode 0777 less the umask, as any folder the user makes
@@ -196,20 +197,18 @@ def _clean_leftovers(final: Path) -> None:
             os.replace(old, final)
 
 
-def _check_target(final: Path, overwrite: bool) -> None:
+def _check_target(final: Path, overwrite: bool, marker: str) -> None:
     if final.is_symlink() or (final.exists() and not final.is_dir()):
         kind = "a symlink" if final.is_symlink() else "a file"
-        raise OutputError(
-            f"{final} is {kind}, not a dataset folder; move it or choose another --out"
-        )
+        raise OutputError(f"{final} is {kind}, not a folder; move it or choose another --out")
     if not final.exists():
         return
     if not overwrite:
         raise OutputExistsError(f"{final} exists; pass --overwrite to replace it")
-    if any(final.iterdir()) and not (final / "build.json").is_file():
+    if any(final.iterdir()) and not (final / marker).is_file():
         raise OutputError(
-            f"{final} is not a dataset folder (it has no build.json); --overwrite replaces "
-            "only datasets: move it or choose another --out"
+            f"{final} is not a folder this command writes (it has no {marker}); --overwrite "
+            "replaces only such folders: move it or choose another --out"
         )
 
 

@@ -1,0 +1,305 @@
+"""A built dataset as a task group of lm-evaluation-harness, so that a lab that already runs
+the harness scores its own causal LMs on our data (``lm_eval --include_path DIR --tasks
+GROUP``).
+
+The folder ``DIR/<group>`` holds one YAML per task, the templates they ``include:``, and a group
+YAML named after the dataset. Every file's header and every task's ``metadata`` name the
+dataset's version, signature and content hash, so results carry the data they came from. The
+tasks read the dataset folder itself (its absolute path), or the Hub repo it was pushed to at
+a revision (``dataset_kwargs: {revision: ...}``; default the tag ``v<version>`` that ``push``
+makes).
+
+- ``clams``: one multiple-choice task per language and construction, the grammatical sentence
+  against the ungrammatical one (``acc``, ``acc_norm``).
+- ``perturbed-ud``: per config and perturbed condition, a multiple-choice task of the sentence in
+  the reference order (``orig``; ``orig_lemma`` for a ``_lemma`` condition) against the
+  perturbed order. The two splits are loaded together and paired on the sentence by the
+  ``utils.py`` written beside the tasks (`lm_eval_pairs`).
+- every family but ``clams``: a ``loglikelihood_rolling`` task per config and split (and text
+  column, in ``local_structure``), for per-condition word and byte perplexity and bits per
+  byte.
+
+The harness differs from ``perturbed-ud evaluate`` in two ways the templates repeat: its ``acc``
+counts an exact tie as correct (``argmax`` picks the first choice, the gold), where ``evaluate
+minimal-pair`` reports ties apart as not correct; and with an empty context its HF model puts
+the tokenizer's BOS token (EOS where there is none) before the text, as ``--bos prepend`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+from ..errors import InputError
+from ..files import write_text
+from .writer import atomic_folder, content_hash, split_pattern
+
+# The text a perplexity task reads in the rows of each family (local_structure: its build's
+# text columns).
+ROLLING_COLUMNS = {
+    "clams": (),
+    "perturbed-ud": ("perturbed_text",),
+    "spud": ("text",),
+    "substitution": ("text",),
+    "local_structure": None,
+}
+PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
+MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs")
+
+TIES = """\
+Ties: lm-eval's acc is 1 when argmax(log-likelihoods) is the gold, choice 0; argmax picks the
+first of equal values, so an exact tie counts as correct here. `perturbed-ud evaluate
+minimal-pair` reports ties apart and counts them as not correct.
+"""
+BOS = """\
+BOS: the context is empty, so lm-eval's HF model scores the text after the tokenizer's BOS
+token (EOS where it has none; model_args prefix_token_id to change it): every token of the
+text is scored, as with `perturbed-ud evaluate --bos prepend`.
+"""
+WORDS = """\
+word_perplexity divides by whitespace-separated words: use byte_perplexity or bits_per_byte
+to compare scripts written without spaces (zh, ja) or different tokenizers.
+"""
+
+
+def task_name(*parts: str) -> str:
+    """A harness task name: lowercase letters, digits and ``_``."""
+    return re.sub(r"[^a-z0-9]+", "_", "_".join(parts).lower()).strip("_")
+
+
+def read_manifest(folder: Path) -> dict:
+    """``build.json`` of a dataset folder built here, checked against the folder's Parquet
+    files: the tasks are pinned to its version and content."""
+    if not folder.is_dir():
+        raise InputError(f"no dataset folder {folder}: build one with `perturbed-ud build`")
+    missing = [name for name in ("README.md", "build.json") if not (folder / name).is_file()]
+    if missing:
+        raise InputError(
+            f"{folder} has no {' or '.join(missing)}: it is not a folder written by "
+            "`perturbed-ud build`"
+        )
+    path = folder / "build.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(f"{path}: not a readable build.json ({err})") from None
+    if not isinstance(manifest, dict) or (
+        absent := [key for key in MANIFEST_KEYS if key not in manifest]
+    ):
+        raise InputError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
+    if manifest["dataset"] not in ROLLING_COLUMNS:
+        raise InputError(
+            f"{folder} is a {manifest['dataset']} dataset; lm-eval tasks are written for "
+            f"{', '.join(ROLLING_COLUMNS)}"
+        )
+    if not any(config.get("splits") for config in manifest["configs"].values()):
+        raise InputError(f"{folder} holds no configs with rows: nothing to evaluate")
+    if (content := content_hash(folder)) != manifest["content_sha256"]:
+        raise InputError(
+            f"{folder}: the Parquet files are not those build.json records (content {content}, "
+            f"recorded {manifest['content_sha256']}); rebuild the dataset instead of editing it"
+        )
+    return manifest
+
+
+def source(folder: Path, manifest: dict, hub_id: str | None, revision: str | None) -> dict:
+    """Where the tasks load the data from: the folder, or the Hub repo at a revision."""
+    if hub_id is None:
+        if revision is not None:
+            raise InputError("--revision names a revision of --hub-id: give both")
+        return {"dataset_path": str(folder.resolve())}
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(hub_id)
+    except ValueError as err:
+        raise InputError(f"bad --hub-id: {err}") from None
+    return {
+        "dataset_path": hub_id,
+        "dataset_kwargs": {"revision": revision or f"v{manifest['version']}"},
+    }
+
+
+def rolling_columns(manifest: dict) -> tuple[str, ...]:
+    columns = ROLLING_COLUMNS[manifest["dataset"]]
+    if columns is None:  # local_structure: the build's own text columns
+        return tuple(manifest["parameters"]["text_columns"].split(","))
+    return columns
+
+
+def _splits(manifest: dict):
+    for config, entry in manifest["configs"].items():
+        for split in entry.get("splits", {}):
+            yield config, split
+
+
+def minimal_pair_tasks(manifest: dict, group: str) -> list[dict]:
+    """clams: a task per language and construction."""
+    return [
+        {"task": task_name(group, config, split), "dataset_name": config, "test_split": split}
+        for config, split in _splits(manifest)
+    ]
+
+
+def order_pair_tasks(manifest: dict, group: str, data: dict) -> list[dict]:
+    """perturbed-ud: a task per config and perturbed condition, with its reference split."""
+    tasks = []
+    for config, split in _splits(manifest):
+        reference = "orig_lemma" if split.endswith("_lemma") else "orig"
+        if split.startswith("orig") or reference not in manifest["configs"][config]["splits"]:
+            continue
+        files = [split_pattern(config, reference), split_pattern(config, split)]
+        tasks.append(
+            {
+                "task": task_name(group, config, reference, "vs", split),
+                "dataset_name": config,
+                "dataset_kwargs": data.get("dataset_kwargs", {}) | {"data_files": {split: files}},
+                "test_split": split,
+            }
+        )
+    return tasks
+
+
+def rolling_tasks(manifest: dict, group: str) -> list[dict]:
+    """A perplexity task per config, split and text column."""
+    columns = rolling_columns(manifest)
+    return [
+        {
+            "task": task_name(group, config, split, *([column] if len(columns) > 1 else []), "ppl"),
+            "dataset_name": config,
+            "test_split": split,
+            "doc_to_target": column,
+        }
+        for config, split in _splits(manifest)
+        for column in columns
+    ]
+
+
+def task_metadata(manifest: dict) -> dict:
+    """What every task's results carry of the data: lm-eval reports ``version`` per task."""
+    return {
+        "version": manifest["version"],
+        "dataset": manifest["dataset"],
+        "signature": manifest["signature"],
+        "content_sha256": manifest["content_sha256"],
+    }
+
+
+def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
+    """Each kind of task: its template's comment, settings, and lines written as text (PyYAML
+    cannot write lm-eval's ``!function`` tag)."""
+    choice = {
+        "output_type": "multiple_choice",
+        "doc_to_text": "",
+        "target_delimiter": "",
+        "doc_to_target": 0,
+        "metric_list": [
+            {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+            {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+        ],
+    }
+    rolling = {
+        "output_type": "loglikelihood_rolling",
+        "doc_to_text": "",
+        "metric_list": [
+            {"metric": name, "aggregation": aggregation, "higher_is_better": False}
+            for name, aggregation in (
+                ("word_perplexity", "weighted_perplexity"),
+                ("byte_perplexity", "weighted_perplexity"),
+                ("bits_per_byte", "bits_per_byte"),
+            )
+        ],
+    }
+    return {
+        "minimal_pair": (
+            "Is the grammatical sentence more likely than the ungrammatical one?\n" + TIES + BOS,
+            data | choice | {"doc_to_choice": "{{[sentence_good, sentence_bad]}}"},
+            "",
+        ),
+        "order_pair": (
+            "Is the sentence more likely in its reference order than perturbed? Each task's\n"
+            "dataset_kwargs load both splits; utils.py pairs the rows of a sentence.\n"
+            + TIES
+            + BOS,
+            {"dataset_path": data["dataset_path"], **choice, "doc_to_choice": "choices"},
+            "process_docs: !function utils.process_docs\n",
+        ),
+        "rolling": (
+            "Per-condition perplexity of each row's text.\n" + WORDS + BOS,
+            data | rolling,
+            "",
+        ),
+    }
+
+
+def family_tasks(manifest: dict, group: str, data: dict) -> dict[str, list[dict]]:
+    """The tasks of each kind that the dataset's family has."""
+    family = manifest["dataset"]
+    return {
+        "minimal_pair": minimal_pair_tasks(manifest, group) if family == "clams" else [],
+        "order_pair": order_pair_tasks(manifest, group, data) if family == "perturbed-ud" else [],
+        "rolling": rolling_tasks(manifest, group),
+    }
+
+
+def header(manifest: dict, data: dict, comment: str = "") -> str:
+    """The comment lines that open every file: the dataset's version, signature, content."""
+    where = data["dataset_path"]
+    if "dataset_kwargs" in data:
+        where += f" (Hugging Face Hub) at revision {data['dataset_kwargs']['revision']}"
+    lines = [
+        f"lm-evaluation-harness tasks for {manifest['dataset']} {manifest['version']}",
+        f"signature: {manifest['signature']}",
+        f"content sha256: {manifest['content_sha256']}",
+        f"data: {where}",
+        *comment.splitlines(),
+    ]
+    return "".join(f"# {line}".rstrip() + "\n" for line in lines)
+
+
+def dump(settings: dict) -> str:
+    return yaml.safe_dump(settings, sort_keys=False, allow_unicode=True, width=100)
+
+
+def write_tasks(
+    dataset: str | Path,
+    out: str | Path,
+    *,
+    hub_id: str | None = None,
+    revision: str | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write the task group of a built dataset folder into ``out/<group>``; return it."""
+    folder = Path(dataset).expanduser()
+    manifest = read_manifest(folder)
+    data = source(folder, manifest, hub_id, revision)
+    group = task_name(manifest["dataset"])
+    tasks = family_tasks(manifest, group, data)
+    names = [task["task"] for kind in tasks.values() for task in kind]
+    if len(set(names)) < len(names):
+        clash = sorted({name for name in names if names.count(name) > 1})
+        raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
+    metadata = task_metadata(manifest)
+    final = Path(out) / group
+    if final.resolve() == folder.resolve():
+        raise InputError(f"{final} is the dataset folder itself: write the tasks to another --out")
+    with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
+        for kind, kind_tasks in tasks.items():
+            if not kind_tasks:
+                continue
+            comment, settings, raw = templates(data)[kind]
+            template = f"_{kind}_template_yaml"
+            text = dump(settings | {"metadata": metadata}) + raw
+            write_text(tmp / template, header(manifest, data, comment) + text)
+            for task in kind_tasks:
+                body = dump({"include": template, **task})
+                write_text(tmp / f"{task['task']}.yaml", header(manifest, data) + body)
+        if tasks["order_pair"]:
+            shutil.copyfile(PAIRS_MODULE, tmp / "utils.py")
+        body = dump({"group": group, "task": names, "metadata": metadata})
+        write_text(tmp / f"{group}.yaml", header(manifest, data) + body)
+    return final

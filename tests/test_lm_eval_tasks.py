@@ -1,0 +1,214 @@
+"""The lm-evaluation-harness tasks of built datasets, run through the real harness on a tiny
+GPT-2: clams accuracies equal `evaluate minimal-pair`'s up to its ties, which the harness counts
+as correct; perturbed-ud choices pair each perturbed sentence with its own original; bad
+folders are refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import UD_ROOT
+
+import perturbed_ud
+from perturbed_ud.cli import main
+
+lm_eval = pytest.importorskip("lm_eval")
+
+# "put" agrees with nothing: its pairs are the same sentence twice, an exact tie.
+COMMON = """\
+VP[3,s] works | is tall | put
+VP[3,p] work | are tall | put
+N_1[3,s,anim] the doctor | the teacher
+N_1[3,p,anim] the doctors | the teachers
+"""
+SIMPLE = """\
+vary: VP[]
+
+S[] N_1[3,s,anim] VP[3,s]
+S[] N_1[3,p,anim] VP[3,p]
+"""
+COORD = """\
+vary: VP[]
+
+S[] N_1[3,s,anim] VP[3,s] and VP[3,s]
+S[] N_1[3,p,anim] VP[3,p] and VP[3,p]
+"""
+
+
+@pytest.fixture(scope="module")
+def clams(tmp_path_factory):
+    grammars = tmp_path_factory.mktemp("grammars")
+    for name, text in (("common", COMMON), ("simple_agrmt", SIMPLE), ("vp_coord", COORD)):
+        (grammars / f"{name}.avg").write_text(text, encoding="utf-8")
+    return perturbed_ud.build("clams", tmp_path_factory.mktemp("data"), grammar_dir=grammars,
+                              lang="en")  # fmt: skip
+
+
+def run_harness(tasks, model, group: str, limit: int | None = None) -> dict:
+    from lm_eval.tasks import TaskManager
+
+    return lm_eval.simple_evaluate(
+        model="hf", model_args={"pretrained": str(model), "dtype": "float32", "device": "cpu"},
+        tasks=[group], task_manager=TaskManager(include_path=str(tasks), include_defaults=False),
+        log_samples=True, limit=limit, batch_size=16,
+    )  # fmt: skip
+
+
+def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_path):
+    folder = perturbed_ud.lm_eval_tasks(clams, tmp_path / "tasks")
+    results = run_harness(folder.parent, tiny_gpt2, "clams")
+    run = tmp_path / "run"
+    ours = perturbed_ud.evaluate("minimal-pair", dataset=str(clams), model=str(tiny_gpt2),
+                                 out=str(run), kind="causal", bos="prepend")  # fmt: skip
+    table = pd.DataFrame(ours["metrics"]["accuracy"])
+    assert set(table["construction"]) == {"simple_agrmt", "vp_coord"}
+    assert table["ties"].gt(0).all()  # the "put" pairs
+    for row in table.itertuples():
+        harness = results["results"][f"clams_en_{row.construction}"]
+        assert row.accuracy == pytest.approx(row.correct / row.N, abs=1e-12)
+        assert harness["acc,none"] == pytest.approx((row.correct + row.ties) / row.N, abs=1e-12)
+        assert len(results["samples"][f"clams_en_{row.construction}"]) == row.N
+    pairs = pd.read_parquet(run / "pairs.parquet").set_index("pair_id")
+    for name, samples in results["samples"].items():
+        for sample in samples:
+            (good, _), (bad, _) = sample["filtered_resps"]
+            ours_pair = pairs.loc[sample["doc"]["pair_id"]]
+            assert good == pytest.approx(ours_pair["good_score"], abs=1e-4), name
+            assert bad == pytest.approx(ours_pair["bad_score"], abs=1e-4), name
+            assert (ours_pair["outcome"] == "tie") == (good == bad)
+
+
+def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tmp_path):
+    dataset = perturbed_ud.build("perturbed-ud", tmp_path / "data", ud_root=UD_ROOT, langs=["en"],
+                                 seeds=[1], families=["part"], limit=20)  # fmt: skip
+    folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    results = run_harness(folder.parent, tiny_gpt2, "perturbed_ud")
+
+    def split(name):
+        path = next((dataset / "en_part_seed1").glob(f"{name}-*.parquet"))
+        return {row["sent_id"]: row for row in pq.read_table(path).to_pylist()}
+
+    orig, part = split("orig"), split("part")
+    assert list(part) != list(orig)[: len(part)]  # so rows pair by sentence, not by position
+    for reference, condition in (("orig", "part"), ("orig_lemma", "part_lemma")):
+        references, perturbed = split(reference), split(condition)
+        samples = results["samples"][f"perturbed_ud_en_part_seed1_{reference}_vs_{condition}"]
+        assert [s["doc"]["sent_id"] for s in samples] == list(perturbed)
+        for sample in samples:
+            sent_id = sample["doc"]["sent_id"]
+            texts = [continuation for _, continuation in sample["arguments"]]
+            assert texts == [references[sent_id]["perturbed_text"],
+                             perturbed[sent_id]["perturbed_text"]]  # fmt: skip
+            assert sorted(references[sent_id]["words"]) == sorted(perturbed[sent_id]["words"])
+    for name in ("orig", "part", "orig_lemma", "part_lemma"):
+        metrics = results["results"][f"perturbed_ud_en_part_seed1_{name}_ppl"]
+        assert metrics["byte_perplexity,none"] > 1 and metrics["bits_per_byte,none"] > 0
+        texts = [
+            s["arguments"][0][0]
+            for s in results["samples"][f"perturbed_ud_en_part_seed1_{name}_ppl"]
+        ]
+        assert texts == [row["perturbed_text"] for row in split(name).values()]
+
+
+def test_tasks_are_pinned_to_the_build_or_its_hub_tag(clams, tmp_path):
+    manifest = json.loads((clams / "build.json").read_text(encoding="utf-8"))
+    local = perturbed_ud.lm_eval_tasks(clams, tmp_path / "local")
+    hub = perturbed_ud.lm_eval_tasks(clams, tmp_path / "hub", hub_id="me/clams")
+    for folder, path, kwargs in (
+        (local, str(clams.resolve()), None),
+        (hub, "me/clams", {"revision": f"v{manifest['version']}"}),
+    ):
+        text = (folder / "_minimal_pair_template_yaml").read_text(encoding="utf-8")
+        assert f"# content sha256: {manifest['content_sha256']}" in text
+        assert "counts as correct" in text and "BOS" in text
+        template = yaml.safe_load(text)
+        assert template["dataset_path"] == path and template.get("dataset_kwargs") == kwargs
+        assert template["metadata"]["signature"] == manifest["signature"]
+        assert template["doc_to_choice"] == "{{[sentence_good, sentence_bad]}}"
+        group = yaml.safe_load((folder / "clams.yaml").read_text(encoding="utf-8"))
+        assert group["task"] == ["clams_en_simple_agrmt", "clams_en_vp_coord"]
+    other = perturbed_ud.lm_eval_tasks(clams, tmp_path / "rev", hub_id="me/clams", revision="abc")
+    assert yaml.safe_load((other / "_minimal_pair_template_yaml").read_text())[
+        "dataset_kwargs"
+    ] == {"revision": "abc"}
+
+
+def missing(clams, tmp):
+    """A path that is not there."""
+    return tmp / "nothere"
+
+
+def empty(clams, tmp):
+    """An empty folder."""
+    return tmp
+
+
+def no_card(clams, tmp):
+    """A build.json without the card beside it."""
+    (tmp / "build.json").write_text("{}", encoding="utf-8")
+    return tmp
+
+
+def not_a_manifest(clams, tmp):
+    """A card and a build.json of something else."""
+    (tmp / "README.md").write_text("# mine\n", encoding="utf-8")
+    (tmp / "build.json").write_text(json.dumps({"dataset": "clams"}), encoding="utf-8")
+    return tmp
+
+
+def another_family(clams, tmp):
+    """A built folder of a family that has no lm-eval tasks."""
+    copy = tmp / "toy"
+    shutil.copytree(clams, copy)
+    manifest = json.loads((copy / "build.json").read_text(encoding="utf-8"))
+    (copy / "build.json").write_text(json.dumps(manifest | {"dataset": "toy-reversal"}))
+    return copy
+
+
+def edited(clams, tmp):
+    """A built folder whose Parquet files were changed after the build."""
+    copy = tmp / "edited"
+    shutil.copytree(clams, copy)
+    path = next((copy / "en").glob("vp_coord-*.parquet"))
+    pq.write_table(pq.read_table(path).slice(0, 1), path)
+    return copy
+
+
+def written(clams, tmp):
+    """A dataset whose tasks are already in --out."""
+    perturbed_ud.lm_eval_tasks(clams, tmp / "tasks")
+    return clams
+
+
+def built(clams, tmp):
+    return clams
+
+
+@pytest.mark.parametrize(
+    "make, options, message",
+    [
+        (missing, [], "no dataset folder"),
+        (empty, [], "has no README.md or build.json: it is not a folder written by"),
+        (no_card, [], "has no README.md: it is not a folder written by"),
+        (not_a_manifest, [], "is not a build manifest: it lacks version, signature"),
+        (another_family, [], "is a toy-reversal dataset; lm-eval tasks are written for clams,"),
+        (edited, [], "the Parquet files are not those build.json records"),
+        (written, [], "exists; pass --overwrite"),
+        (built, ["--revision", "v1"], "--revision names a revision of --hub-id"),
+        (built, ["--hub-id", "a/b/c"], "bad --hub-id"),
+        (built, ["--out", "{parent}"], "is the dataset folder itself"),  # as for `build`
+    ],
+)
+def test_bad_datasets_and_options_are_refused(clams, tmp_path, make, options, message):
+    dataset = make(clams, tmp_path)
+    options = [option.format(parent=dataset.parent) for option in options]
+    args = ["lm-eval-tasks", str(dataset), "--out", str(tmp_path / "tasks"), *options]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("error: ") and message in result.output
