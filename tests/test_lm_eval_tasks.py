@@ -14,6 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from test_minimal_pair import COORD, SIMPLE
 
 import perturbed_ud
 from perturbed_ud.cli import main
@@ -26,18 +27,6 @@ VP[3,s] works | is tall | put
 VP[3,p] work | are tall | put
 N_1[3,s,anim] the doctor | the teacher
 N_1[3,p,anim] the doctors | the teachers
-"""
-SIMPLE = """\
-vary: VP[]
-
-S[] N_1[3,s,anim] VP[3,s]
-S[] N_1[3,p,anim] VP[3,p]
-"""
-COORD = """\
-vary: VP[]
-
-S[] N_1[3,s,anim] VP[3,s] and VP[3,s]
-S[] N_1[3,p,anim] VP[3,p] and VP[3,p]
 """
 
 
@@ -193,7 +182,7 @@ def built(clams, tmp):
 @pytest.mark.parametrize(
     "make, options, message",
     [
-        (missing, [], "no dataset folder"),
+        (missing, [], "is not a folder; build it first"),
         (empty, [], "has no README.md or build.json: it is not a folder written by"),
         (no_card, [], "has no README.md: it is not a folder written by"),
         (not_a_manifest, [], "is not a build manifest: it lacks version, signature"),

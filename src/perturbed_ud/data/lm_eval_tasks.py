@@ -27,7 +27,6 @@ the tokenizer's BOS token (EOS where there is none) before the text, as ``--bos 
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -36,7 +35,7 @@ import yaml
 
 from ..errors import InputError
 from ..files import write_text
-from .writer import atomic_folder, content_hash, split_pattern
+from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
 
 # The text a perplexity task reads in the rows of each family (local_structure: its build's
 # text columns).
@@ -74,23 +73,7 @@ def task_name(*parts: str) -> str:
 def read_manifest(folder: Path) -> dict:
     """``build.json`` of a dataset folder built here, checked against the folder's Parquet
     files: the tasks are pinned to its version and content."""
-    if not folder.is_dir():
-        raise InputError(f"no dataset folder {folder}: build one with `perturbed-ud build`")
-    missing = [name for name in ("README.md", "build.json") if not (folder / name).is_file()]
-    if missing:
-        raise InputError(
-            f"{folder} has no {' or '.join(missing)}: it is not a folder written by "
-            "`perturbed-ud build`"
-        )
-    path = folder / "build.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{path}: not a readable build.json ({err})") from None
-    if not isinstance(manifest, dict) or (
-        absent := [key for key in MANIFEST_KEYS if key not in manifest]
-    ):
-        raise InputError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
+    manifest = read_build_manifest(folder, MANIFEST_KEYS, InputError)
     if manifest["dataset"] not in ROLLING_COLUMNS:
         raise InputError(
             f"{folder} is a {manifest['dataset']} dataset; lm-eval tasks are written for "

@@ -25,6 +25,7 @@ from ..errors import PushError
 from ..releases import parse_version
 from .card import inputs
 from .licences import publishing_problem
+from .writer import read_build_manifest
 
 LICENCE_FLAG = "--allow-licence-risk"
 REDACTED = "[redacted]"
@@ -43,29 +44,8 @@ def redact(text: str, token: str | None) -> str:
 
 
 def _manifest(folder: Path) -> dict:
-    if not folder.is_dir():
-        raise PushError(f"{folder} is not a folder; build it first with `perturbed-ud build`")
-    missing = [name for name in ("README.md", "build.json") if not (folder / name).is_file()]
-    if missing:
-        raise PushError(
-            f"{folder} has no {' or '.join(missing)}: it is not a folder written by "
-            "`perturbed-ud build`"
-        )
-    path = folder / "build.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise PushError(f"{path} is not valid JSON: {err}") from None
-    keys = ("dataset", "version", "treebanks", "configs", "content_sha256")
-    if isinstance(manifest, dict):
-        absent = [k for k in keys if k not in manifest]
-        if "sources" in manifest and "treebanks" in absent:
-            absent.remove("treebanks")
-    else:
-        absent = list(keys)
-    if absent:
-        raise PushError(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
-    return manifest
+    keys = ("dataset", "version", ("treebanks", "sources"), "configs", "content_sha256")
+    return read_build_manifest(folder, keys, PushError)
 
 
 def _input_kind(manifest: dict) -> str:

@@ -12,6 +12,7 @@ import ctypes
 import errno
 import glob
 import hashlib
+import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -152,6 +153,34 @@ OUTPUT_ERRNOS = {
     errno.ENOTDIR,
     errno.EIO,
 }
+
+
+def read_build_manifest(folder: Path, keys: tuple, error: type[Exception]) -> dict:
+    """``build.json`` of a folder that `perturbed-ud build` wrote, holding ``keys`` (a tuple
+    among them: any one of its keys, named by the first); anything else raises ``error``
+    saying what is wrong."""
+    if not folder.is_dir():
+        raise error(f"{folder} is not a folder; build it first with `perturbed-ud build`")
+    missing = [name for name in ("README.md", "build.json") if not (folder / name).is_file()]
+    if missing:
+        raise error(
+            f"{folder} has no {' or '.join(missing)}: it is not a folder written by "
+            "`perturbed-ud build`"
+        )
+    path = folder / "build.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise error(f"{path} is not valid JSON: {err}") from None
+    choices = [(key,) if isinstance(key, str) else key for key in keys]
+    absent = [
+        names[0]
+        for names in choices
+        if not isinstance(manifest, dict) or not any(name in manifest for name in names)
+    ]
+    if absent:
+        raise error(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
+    return manifest
 
 
 @contextmanager
