@@ -92,8 +92,12 @@ def make_batch(vectors: np.ndarray, offsets, sentences: list[int], gold: list[Go
 
 
 def squared_distances(projected: torch.Tensor) -> torch.Tensor:
-    difference = projected[:, :, None, :] - projected[:, None, :, :]
-    return (difference**2).sum(-1)
+    """‖p_i − p_j‖² for every pair of words, as ‖p_i‖² + ‖p_j‖² − 2 p_i·p_j: a matrix product
+    instead of a sentences × words × words × rank tensor of differences (and its gradient);
+    rounding below zero is cut to zero."""
+    norms = (projected**2).sum(-1)
+    gram = projected @ projected.transpose(-1, -2)
+    return (norms[:, :, None] + norms[:, None, :] - 2 * gram).clamp_min(0)
 
 
 def _uniform(rows: int, columns: int) -> nn.Parameter:
