@@ -331,3 +331,13 @@ def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(tmp_pa
     )  # fmt: skip
     assert depprobe.exit_code == 1
     assert "the lamalfa2022 protocol's probes are distance, depth, pos, root" in depprobe.output
+
+
+@pytest.mark.parametrize("protocol", ["paper", "lamalfa2022"])
+def test_a_run_of_the_original_split_alone_has_nothing_to_compare(tmp_path, tiny_bert, protocol):
+    results = probe_run(build(tmp_path, "spud"), tiny_bert, tmp_path / "run", "--protocol",
+                        protocol, "--layers", "-1", "--probes", "distance", "--probe-seeds",
+                        "1", "--splits", "orig", "--config", "en_seed1")  # fmt: skip
+    assert results["metrics"]["probe"] == []
+    scored = pd.read_parquet(tmp_path / "run" / "probe_sentences.parquet")
+    assert set(scored["split"]) == {"orig"} and len(scored) == 40

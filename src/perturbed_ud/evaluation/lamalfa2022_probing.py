@@ -118,6 +118,8 @@ def pooled_spearman_rows(scored: pd.DataFrame) -> list[dict]:
     rows = []
     scored = scored[scored["cells_predicted"].notna()]
     for (config, layer), group in scored.groupby(["config", "layer"], sort=True):
+        if (group["split"] == "orig").all():  # no copy to compare with
+            continue
         values = {"original": [], "perturbed": []}
         for _, part in group.groupby("probe_seed"):
             is_original = part["split"] == "orig"

@@ -313,7 +313,7 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
             for seed in seeds:
                 original = by[seed, "orig"].loc[common]
                 copies = [by[seed, split].loc[common] for split in splits]
-                perturbed = worst_copies(copies, metric, metrics)
+                perturbed = worst_copies(copies, metric, metrics) if len(copies) > 1 else copies[0]
                 for side, frame in (("original", original), ("perturbed", perturbed)):
                     point[side].append(aggregate(frame, metrics=metrics)[metric])
                     draws[side].append(aggregate(frame, counts, metrics)[metric])
@@ -435,11 +435,12 @@ def evaluate_probes(
     cells = [c for c in ("cells_predicted", "cells_gold") if c in scored]
     summary = summarise(scored.drop(columns=cells), settings.resamples, protocol.metrics)
     pooled = pd.DataFrame(protocol.pooled_rows(scored))
-    summary = pd.concat([summary, pooled], ignore_index=True).sort_values(
-        ["config", "layer"], kind="stable", ignore_index=True
-    )
-    summary[["sentences", "copies"]] = summary[["sentences", "copies"]].astype("Int64")
-    if protocol.definitions:
+    if len(pooled):  # rows without sentence counts or intervals, beside their config and layer
+        summary = pd.concat([summary, pooled], ignore_index=True).sort_values(
+            ["config", "layer"], kind="stable", ignore_index=True
+        )
+        summary[["sentences", "copies"]] = summary[["sentences", "copies"]].astype("Int64")
+    if protocol.definitions and len(summary):
         summary["definition"] = summary["metric"].map(protocol.definitions)
     write_table(summary, run / "probe_summary.csv", markdown=True)
     if len(summary):
