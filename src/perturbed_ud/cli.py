@@ -200,6 +200,13 @@ def _comma_list(ctx, param, values) -> list[str] | None:
     return names or None
 
 
+def _comma_words(ctx, param, value: str | None) -> tuple[str, ...]:
+    """A single option whose value is a comma list: --probes pos,root."""
+    from .options import comma_words
+
+    return tuple(comma_words(value)) if value else ()
+
+
 def run_options(command):
     """The options every evaluate task shares: data, model, device, batching, run folder."""
     options = [
@@ -307,7 +314,7 @@ def distance(**values) -> None:
     "--text-columns",
     default="text",
     show_default=True,
-    callback=lambda ctx, param, value: tuple(_comma_list(ctx, param, [value]) or ()),
+    callback=_comma_words,
     help="The text column (single texts) or two, comma-separated (text pairs: premise,hypothesis).",
 )
 @click.option("--label-column", default="label", show_default=True,
@@ -338,9 +345,7 @@ def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
 )
 @click.option(
     "--probes",
-    callback=lambda ctx, param, value: tuple(
-        _comma_list(ctx, param, [value] if value else []) or ()
-    ),
+    callback=_comma_words,
     help="Comma list of distance, depth, pos, root, depprobe (default: the protocol's; "
     "lamalfa2022 has no depprobe).",
 )
