@@ -5,11 +5,13 @@ independent of the batching, correlations and figures written; a language model 
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
 from click.testing import CliRunner
 from conftest import UD_ROOT
 from datasets import Dataset, load_dataset
@@ -270,3 +272,14 @@ def test_class_names_in_another_order_than_the_models_are_refused(classifier, tm
             assert not out.exists()
         else:
             assert (out / "results.json").is_file()
+    # a card without dataset_info (a dataset built elsewhere): the features come from the data
+    bare = tmp_path / "bare"
+    shutil.copytree(built, bare)
+    _, header, body = (bare / "README.md").read_text(encoding="utf-8").split("---\n", 2)
+    data = yaml.safe_load(header)
+    del data["dataset_info"]
+    (bare / "README.md").write_text(f"---\n{yaml.safe_dump(data)}---\n{body}", encoding="utf-8")
+    reversed_model = tmp_path / "-".join(names[::-1])
+    result = cli("evaluate", "classify", "--dataset", bare, "--model", reversed_model,
+                 "--text-columns", "premise", "--out", tmp_path / "run-bare", code=1)  # fmt: skip
+    assert "names its classes entailment, neutral, contradiction, but the labels" in result.output

@@ -122,12 +122,17 @@ def check_label_names(dataset, configs, dataset_revision, column: str, name: str
     """Refuse a ClassLabel column whose class names are not the model's labels in the same
     order (an NLI set ordered entailment, neutral, contradiction against a model fine-tuned
     the other way round): ids that mean different classes would be compared. A model whose
-    labels are unnamed (LABEL_0, ...) cannot be checked. Read from the first config."""
-    from datasets import ClassLabel
+    labels are unnamed (LABEL_0, ...) cannot be checked. The first config's features come
+    from its card where it records them (every build here does), so no data is read or
+    hashed before the run; otherwise from its data."""
+    from datasets import ClassLabel, load_dataset_builder
 
     first = (configs or config_names(dataset, dataset_revision))[0]
-    splits = load_config(dataset, first, dataset_revision, dataset_content(dataset))
-    feature = next(iter(splits.values())).features.get(column)
+    features = load_dataset_builder(dataset, first, revision=dataset_revision).info.features
+    if features is None:
+        splits = load_config(dataset, first, dataset_revision, dataset_content(dataset))
+        features = next(iter(splits.values())).features
+    feature = features.get(column)
     id2label = config.id2label
     labels = [str(id2label[i]) for i in sorted(id2label)]
     if not isinstance(feature, ClassLabel) or all(re.fullmatch(r"LABEL_\d+", x) for x in labels):
