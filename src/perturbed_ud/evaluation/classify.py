@@ -23,14 +23,7 @@ from ..errors import InputError
 from ..files import atomic_path
 from .batching import BatchSettings, plan_batches
 from .datasets_io import config_names, dataset_content, load_config
-from .models import (
-    LanguageModel,
-    _autocast,
-    _tokenizer,
-    checked_device,
-    device_for,
-    pretrained,
-)
+from .models import LanguageModel, _autocast, cached_model, device_for, pretrained
 from .runner import Task, evaluation, finish, records, run_task
 from .stats import WILSON, wilson_interval
 from .structure_measures import setting_rows, write_comparison
@@ -93,7 +86,10 @@ def check_classifier(name, revision, dataset, settings, configs, dataset_revisio
     check_label_names(dataset, configs, dataset_revision, settings.label_column, name, config)
 
 
-_CACHE: dict[tuple, LanguageModel] = {}
+def _pad_token(tokenizer, config) -> None:
+    """A tokenizer without a pad token takes the config's, so that texts can be batched."""
+    if tokenizer.pad_token_id is None and config.pad_token_id is not None:
+        tokenizer.pad_token = tokenizer.convert_ids_to_tokens(config.pad_token_id)
 
 
 def load_classifier(
@@ -101,21 +97,10 @@ def load_classifier(
 ) -> LanguageModel:
     """`from_pretrained` a sequence classifier and its tokenizer, once per process and device;
     its config and tokenizer are checked before the weights are read."""
-    key = (name, device, dtype, revision)
-    if key not in _CACHE:
-        from transformers import AutoConfig, AutoModelForSequenceClassification
-
-        checked = checked_device(device)
-        config = pretrained(AutoConfig, name, revision)
-        check_classifier_config(name, config)
-        tokenizer = _tokenizer(name, revision, config)
-        if tokenizer.pad_token_id is None and config.pad_token_id is not None:
-            tokenizer.pad_token = tokenizer.convert_ids_to_tokens(config.pad_token_id)
-        model = pretrained(AutoModelForSequenceClassification, name, revision)
-        model.to(checked).eval()
-        autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
-        _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
-    return _CACHE[key]
+    return cached_model(
+        name, device, dtype, revision, "AutoModelForSequenceClassification",
+        lambda config: check_classifier_config(name, config), _pad_token,
+    )  # fmt: skip
 
 
 def check_label_names(dataset, configs, dataset_revision, column: str, name: str, config):

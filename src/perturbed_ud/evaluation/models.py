@@ -262,27 +262,49 @@ def checked_device(device: str) -> torch.device:
     return checked
 
 
-def _load(
-    name: str, kind: str, device: str, dtype: str | None, revision: str | None, choosable: bool
-):
-    """Everything that can be checked without the weights is checked before they are read:
-    the device, the model's kind, its tokenizer."""
-    key = (name, kind, device, dtype, revision)
+def cached_model(
+    name: str,
+    device: str,
+    dtype: str | None,
+    revision: str | None,
+    auto: str,
+    check_config: Callable,
+    check_tokenizer: Callable = lambda tokenizer, config: None,
+) -> LanguageModel:
+    """`from_pretrained` a model of the transformers class ``auto`` and its tokenizer, once
+    per process and device. Everything that can be checked without the weights is checked
+    before they are read: the device, the config (``check_config``), the tokenizer
+    (``check_tokenizer``, which may also complete it)."""
+    key = (name, auto, device, dtype, revision)
     if key not in _CACHE:
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+        import transformers
 
         checked = checked_device(device)
-        config = pretrained(AutoConfig, name, revision)
-        check_kind(name, config, kind, choosable)
+        config = pretrained(transformers.AutoConfig, name, revision)
+        check_config(config)
         tokenizer = _tokenizer(name, revision, config)
-        if kind == "masked" and tokenizer.mask_token_id is None:
-            raise InputError(f"{name} has no mask token: not a masked language model")
-        auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
-        model = pretrained(auto, name, revision)
+        check_tokenizer(tokenizer, config)
+        model = pretrained(getattr(transformers, auto), name, revision)
         model.to(checked).eval()
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
         _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
     return _CACHE[key]
+
+
+def _load(
+    name: str, kind: str, device: str, dtype: str | None, revision: str | None, choosable: bool
+):
+    """A masked or causal LM, checked to be of that kind (and a masked one to have a mask
+    token) before its weights are read."""
+
+    def mask_token(tokenizer, config) -> None:
+        if kind == "masked" and tokenizer.mask_token_id is None:
+            raise InputError(f"{name} has no mask token: not a masked language model")
+
+    auto = "AutoModelForCausalLM" if kind == "causal" else "AutoModelForMaskedLM"
+    return cached_model(name, device, dtype, revision, auto,
+                        lambda config: check_kind(name, config, kind, choosable),
+                        mask_token)  # fmt: skip
 
 
 def load_masked_lm(
