@@ -1,6 +1,6 @@
-"""Shared test fixtures: the UD sample in tests/data/ud, tiny models trained on it, and the
-released third-party outputs beside the repository (``../shared`` or $PERTURBED_UD_SHARED),
-which only the tests comparing with those outputs need."""
+"""Shared test fixtures: the UD sample in tests/data/ud, the tiny models in tests/data/models,
+and the released third-party outputs beside the repository (``../shared`` or
+$PERTURBED_UD_SHARED), which only the tests comparing with those outputs need."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ import pytest  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 # Excerpts of real UD treebanks (CC BY-SA), written by scripts/make_ud_samples.py.
 UD_ROOT = REPO / "tests" / "data" / "ud"
+# Random and trained tiny models, committed so that every process sees the same model.
+MODELS = REPO / "tests" / "data" / "models"
 SHARED = Path(os.environ.get("PERTURBED_UD_SHARED", REPO.parent / "shared"))
 SHARED_UD = SHARED / "ud"  # whole treebanks: the released LREC 2026 items were built from them
 REFERENCE = SHARED / "reference"
@@ -86,25 +88,40 @@ def no_hub(monkeypatch):
     return NoHub
 
 
+def committed_model(name: str, tmp_path_factory) -> Path:
+    """A committed test model (tests/data/models, written by scripts/make_test_models.py),
+    copied so that no test can change what the others load."""
+    return Path(shutil.copytree(MODELS / name, tmp_path_factory.mktemp(name) / name))
+
+
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory):
-    from tiny_models import wordpiece_bert
-
-    return wordpiece_bert(UD_ROOT, tmp_path_factory.mktemp("tiny-bert"))
+    """Random BERT, cased WordPiece vocabulary (en de ru), like mBERT in miniature."""
+    return committed_model("tiny-bert", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def tiny_xlmr(tmp_path_factory):
-    from tiny_models import unigram_xlmr
-
-    return unigram_xlmr(UD_ROOT, tmp_path_factory.mktemp("tiny-xlmr"))
+    """Random XLM-R, SentencePiece-style Unigram vocabulary (▁-prefixed pieces)."""
+    return committed_model("tiny-xlmr", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def tiny_gpt2(tmp_path_factory):
-    from tiny_models import byte_level_gpt2
+    """Random GPT-2, byte-level BPE vocabulary."""
+    return committed_model("tiny-gpt2", tmp_path_factory)
 
-    return byte_level_gpt2(UD_ROOT, tmp_path_factory.mktemp("tiny-gpt2"))
+
+@pytest.fixture(scope="session")
+def trained_bert(tmp_path_factory):
+    """A small BERT trained as a masked LM on the repository's English UD text."""
+    return committed_model("trained-bert", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def trained_gpt2(tmp_path_factory):
+    """A small GPT-2 trained as a causal LM on the repository's English UD text."""
+    return committed_model("trained-gpt2", tmp_path_factory)
 
 
 @pytest.fixture

@@ -154,10 +154,10 @@ def test_word_vectors_do_not_depend_on_the_batch_size(vectors):
         np.testing.assert_allclose(small.layer(layer), large.layer(layer), atol=1e-5)
 
 
-def test_a_trained_depprobe_beats_an_untrained_one_on_held_out_sentences(vectors):
-    """A random model's vectors carry little of the tree (word identity, position): the
-    trained probe's UAS is above the untrained one's (by .007 to .027 with this model, whose
-    tokenizer training varies a little between processes), its relations far above."""
+def test_a_trained_depprobe_learns_relations_and_lowers_its_held_out_loss(vectors):
+    """A random model's vectors carry word identity and position, enough for relations (far
+    above an untrained probe) but too little of the tree for UAS to tell the two apart; that
+    a probe recovers the tree is tested on a trained model (test_directions.py)."""
     gold = [Gold.of(c.heads, c.upos, c.deprels) for c in SENTENCES]
     data = vectors[4096]
 
@@ -166,21 +166,20 @@ def test_a_trained_depprobe_beats_an_untrained_one_on_held_out_sentences(vectors
 
     train, dev, test = split(range(400)), split(range(400, 450)), split(range(450, len(gold)))
 
-    def scores(probe) -> tuple[float, float]:
+    def relation_accuracy(probe) -> float:
         counts = Counter()
         for i, output in predictions(probe, test, 32, "cpu"):
             counts.update(attachment_counts(*decode_dependencies(*output), SENTENCES[i].heads,
                                             SENTENCES[i].deprels))  # fmt: skip
             counts["words"] += len(SENTENCES[i].heads)
-        return counts["uas_correct"] / counts["words"], counts["rel_correct"] / counts["words"]
+        return counts["rel_correct"] / counts["words"]
 
     untrained, _ = train_probe("depprobe", train, dev, Training(epochs=1, learning_rate=0.0), 1,
                                "cpu")  # fmt: skip
     training = Training(epochs=20, learning_rate=1e-2)
     trained, record = train_probe("depprobe", train, dev, training, 1, "cpu")
     assert record["best_epoch"] > 1
-    (uas, relations), (uas_0, relations_0) = scores(trained), scores(untrained)
-    assert uas > uas_0 and relations > relations_0 + 0.2
+    assert relation_accuracy(trained) > relation_accuracy(untrained) + 0.2
     # the held-out loss (distance L1 / length² + relation cross entropy) falls by far more
     loss, loss_0 = (held_out_loss(p, test, training, "cpu") for p in (trained, untrained))
     assert loss < 0.5 * loss_0

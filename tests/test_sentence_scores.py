@@ -4,7 +4,7 @@ log-probabilities (PLL 'original' and 'within_word_l2r', causal), independent of
 from __future__ import annotations
 
 import pytest
-from conftest import UD_ROOT
+from conftest import UD_ROOT, committed_model
 
 from perturbed_ud.evaluation.batching import Batcher
 from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
@@ -103,12 +103,9 @@ MULTILINGUAL = {
 @pytest.fixture(scope="module")
 def multilingual_models(tmp_path_factory):
     """Tiny BERT and XLM-R whose vocabularies know Chinese, French and Hebrew."""
-    from tiny_models import TRAINING_FILES, unigram_xlmr, wordpiece_bert
-
-    files = TRAINING_FILES + list(MULTILINGUAL.values())
     return {
-        "bert": wordpiece_bert(UD_ROOT, tmp_path_factory.mktemp("bert-zh-fr-he"), files),
-        "xlmr": unigram_xlmr(UD_ROOT, tmp_path_factory.mktemp("xlmr-zh-fr-he"), files),
+        "bert": committed_model("tiny-bert-zh-fr-he", tmp_path_factory),
+        "xlmr": committed_model("tiny-xlmr-zh-fr-he", tmp_path_factory),
     }
 
 

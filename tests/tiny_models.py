@@ -38,25 +38,45 @@ def ud_text(ud_root: Path, files=TRAINING_FILES) -> list[str]:
     return [" ".join(s.forms) for f in files for s in read_conllu(ud_root / f)]
 
 
-def wordpiece_bert(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
-    """BERT with a cased WordPiece vocabulary, like mBERT in miniature."""
+def wordpiece_tokenizer(text: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """A cased WordPiece tokenizer with BERT's specials and template, trained on ``text``."""
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=False)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(
-        ud_text(ud_root, files), WordPieceTrainer(vocab_size=1500, special_tokens=specials)
-    )
+    tok.train_from_iterator(text, WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
         special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
     )  # fmt: skip
-    fast = PreTrainedTokenizerFast(
+    return PreTrainedTokenizerFast(
         tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
         sep_token="[SEP]", mask_token="[MASK]",
     )  # fmt: skip
+
+
+def byte_level_tokenizer(text: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """GPT-2's byte-level BPE, trained on ``text``, with <|endoftext|> as BOS, EOS and pad."""
+    from tokenizers.implementations import ByteLevelBPETokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(text, vocab_size=vocab_size, special_tokens=["<|endoftext|>"])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>", pad_token="<|endoftext|>",
+    )  # fmt: skip
+
+
+def trained_tokenizers(text: list[str], vocab_size: int):
+    """The WordPiece and byte-level BPE tokenizers of the trained test models."""
+    return wordpiece_tokenizer(text, vocab_size), byte_level_tokenizer(text, vocab_size)
+
+
+def wordpiece_bert(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
+    """BERT with a cased WordPiece vocabulary, like mBERT in miniature."""
+    fast = wordpiece_tokenizer(ud_text(ud_root, files), 1500)
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
@@ -93,14 +113,7 @@ def unigram_xlmr(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
 
 def byte_level_gpt2(ud_root: Path, folder: Path) -> Path:
     """GPT-2 with a byte-level BPE vocabulary, for causal scoring."""
-    from tokenizers.implementations import ByteLevelBPETokenizer
-
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(ud_text(ud_root), vocab_size=1000, special_tokens=["<|endoftext|>"])
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
-        unk_token="<|endoftext|>", pad_token="<|endoftext|>",
-    )  # fmt: skip
+    fast = byte_level_tokenizer(ud_text(ud_root), 1000)
     torch.manual_seed(0)
     config = GPT2Config(
         vocab_size=len(fast), n_embd=32, n_layer=2, n_head=2, n_positions=256,
