@@ -40,9 +40,10 @@ sys.path.insert(0, str(REPO / "tests"))
 from tiny_models import (  # noqa: E402
     TRAINING_FILES,
     byte_level_gpt2,
-    trained_tokenizers,
+    byte_level_tokenizer,
     unigram_xlmr,
     wordpiece_bert,
+    wordpiece_tokenizer,
 )
 
 from perturbed_ud.ud.conllu_io import read_conllu  # noqa: E402
@@ -60,9 +61,18 @@ ENGLISH_FILES = [
     UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu",
 ]
 SEED = 0
-# Small enough to commit (about 1.5 MB each) and to train on two CPU cores in minutes.
-SHAPE = {"hidden": 64, "layers": 4, "heads": 4, "intermediate": 256, "vocab": 2000}
-TRAINING = {"steps": 3000, "batch_size": 32, "learning_rate": 2e-3, "warmup": 200}
+# Per kind: small enough to commit (a few MB) and to train on one CPU core in minutes; the
+# masked LM's vocabulary is larger so that most words are one piece.
+SETTINGS = {
+    "masked": {
+        "hidden": 128, "layers": 2, "heads": 4, "intermediate": 256, "vocab": 4000,
+        "steps": 6000, "batch_size": 32, "learning_rate": 3e-3, "warmup": 300, "mask": 0.2,
+    },
+    "causal": {
+        "hidden": 128, "layers": 2, "heads": 4, "intermediate": 256, "vocab": 2000,
+        "steps": 5000, "batch_size": 32, "learning_rate": 3e-3, "warmup": 300,
+    },
+}  # fmt: skip
 
 
 def english_sentences() -> list[list[str]]:
@@ -90,9 +100,10 @@ def fresh(folder: Path) -> None:
 
 
 def whole_word_masks(word_ids: list[int | None], generator: random.Random) -> list[bool]:
-    """15 % of the words, every piece of each: the masked-word task masks whole words."""
+    """A share of the words, every piece of each: the masked-word task masks whole words."""
     words = sorted({w for w in word_ids if w is not None})
-    chosen = set(generator.sample(words, max(1, round(0.15 * len(words))))) if words else set()
+    share = SETTINGS["masked"]["mask"]
+    chosen = set(generator.sample(words, max(1, round(share * len(words))))) if words else set()
     return [w in chosen for w in word_ids]
 
 
@@ -136,19 +147,29 @@ def causal_batch(encodings, tokenizer, generator: random.Random):
     return {"input_ids": ids, "attention_mask": mask, "labels": labels}
 
 
-def train(model, examples, make_batch, tokenizer, log: list) -> None:
+def masked_loss(model, batch) -> torch.Tensor:
+    """Cross entropy at the chosen pieces only: the prediction head runs on them alone."""
+    hidden = model.bert(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
+    chosen = batch["labels"] != -100
+    logits = model.cls(hidden.last_hidden_state[chosen])
+    return torch.nn.functional.cross_entropy(logits, batch["labels"][chosen])
+
+
+def causal_loss(model, batch) -> torch.Tensor:
+    return model(**batch).loss
+
+
+def train(model, examples, make_batch, loss_of, tokenizer, folder: Path, record: dict) -> None:
     """AdamW with linear warm-up and cosine decay over random batches of the sentences."""
     generator = random.Random(SEED)
     torch.manual_seed(SEED)
-    steps, size = TRAINING["steps"], TRAINING["batch_size"]
-    optimiser = torch.optim.AdamW(
-        model.parameters(), lr=TRAINING["learning_rate"], weight_decay=0.01
-    )
+    steps, size, warmup = record["steps"], record["batch_size"], record["warmup"]
+    optimiser = torch.optim.AdamW(model.parameters(), lr=record["learning_rate"], weight_decay=0.01)
 
     def rate(step: int) -> float:
-        if step < TRAINING["warmup"]:
-            return (step + 1) / TRAINING["warmup"]
-        done = (step - TRAINING["warmup"]) / (steps - TRAINING["warmup"])
+        if step < warmup:
+            return (step + 1) / warmup
+        done = (step - warmup) / (steps - warmup)
         return 0.5 * (1 + math.cos(math.pi * done))
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, rate)
@@ -159,15 +180,16 @@ def train(model, examples, make_batch, tokenizer, log: list) -> None:
         if not batches:
             batches = length_batches(examples, size, generator)
         batch = make_batch([examples[i] for i in batches.pop()], tokenizer, generator)
-        loss = model(**batch).loss
+        loss = loss_of(model, batch)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
         schedule.step()
         optimiser.zero_grad()
-        if step % 500 == 0 or step == steps - 1:
-            log.append({"step": step, "loss": round(loss.item(), 4)})
+        if step % 250 == 0 or step == steps - 1:
+            record["log"].append({"step": step, "loss": round(loss.item(), 4)})
             print(f"step {step:5d}  loss {loss.item():.3f}  {time.monotonic() - started:.0f} s")
+            save(model, tokenizer, folder, record)  # a run cut short leaves a usable model
     model.eval()
 
 
@@ -184,58 +206,60 @@ def length_batches(examples, size: int, generator: random.Random) -> list[list[i
     return batches
 
 
-def trained_models() -> None:
+def trained_models(which: str) -> None:
     from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel
 
     sentences = english_sentences()
     text = [" ".join(words) for words in sentences]
-    wordpiece, byte_bpe = trained_tokenizers(text, SHAPE["vocab"])
+    shape = SETTINGS[which]
+    record = {"sentences": len(sentences), "seed": SEED, **shape, "log": []}
     torch.manual_seed(SEED)
-    bert = BertForMaskedLM(
-        BertConfig(
-            vocab_size=len(wordpiece), hidden_size=SHAPE["hidden"],
-            num_hidden_layers=SHAPE["layers"], num_attention_heads=SHAPE["heads"],
-            intermediate_size=SHAPE["intermediate"], max_position_embeddings=256,
-            pad_token_id=wordpiece.pad_token_id,
-        )
-    )  # fmt: skip
-    encodings = [e for e in wordpiece(text, truncation=True, max_length=256).encodings]
-    log: list = []
-    train(bert, encodings, masked_batch, wordpiece, log)
-    save(bert, wordpiece, MODELS / "trained-bert", "masked", len(sentences), log)
+    if which == "masked":
+        tokenizer = wordpiece_tokenizer(text, shape["vocab"])
+        model = BertForMaskedLM(
+            BertConfig(
+                vocab_size=len(tokenizer), hidden_size=shape["hidden"],
+                num_hidden_layers=shape["layers"], num_attention_heads=shape["heads"],
+                intermediate_size=shape["intermediate"], max_position_embeddings=256,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        )  # fmt: skip
+        examples = tokenizer(text, truncation=True, max_length=256).encodings
+        train(model, examples, masked_batch, masked_loss, tokenizer, MODELS / "trained-bert",
+              record)  # fmt: skip
+    else:
+        tokenizer = byte_level_tokenizer(text, shape["vocab"])
+        model = GPT2LMHeadModel(
+            GPT2Config(
+                vocab_size=len(tokenizer), n_embd=shape["hidden"], n_layer=shape["layers"],
+                n_head=shape["heads"], n_inner=shape["intermediate"], n_positions=256,
+                bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+            )
+        )  # fmt: skip
+        bos = tokenizer.bos_token_id
+        examples = [[bos, *tokenizer(t, add_special_tokens=False).input_ids][:256] for t in text]
+        train(model, examples, causal_batch, causal_loss, tokenizer, MODELS / "trained-gpt2",
+              record)  # fmt: skip
 
-    torch.manual_seed(SEED)
-    gpt2 = GPT2LMHeadModel(
-        GPT2Config(
-            vocab_size=len(byte_bpe), n_embd=SHAPE["hidden"], n_layer=SHAPE["layers"],
-            n_head=SHAPE["heads"], n_inner=SHAPE["intermediate"], n_positions=256,
-            bos_token_id=byte_bpe.bos_token_id, eos_token_id=byte_bpe.eos_token_id,
-        )
-    )  # fmt: skip
-    bos = byte_bpe.bos_token_id
-    pieces = [[bos, *byte_bpe(t, add_special_tokens=False).input_ids][:256] for t in text]
-    log = []
-    train(gpt2, pieces, causal_batch, byte_bpe, log)
-    save(gpt2, byte_bpe, MODELS / "trained-gpt2", "causal", len(sentences), log)
 
-
-def save(model, tokenizer, folder: Path, kind: str, sentences: int, log: list) -> None:
+def save(model, tokenizer, folder: Path, record: dict) -> None:
     fresh(folder)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
-    record = {"kind": kind, "sentences": sentences, "seed": SEED, **SHAPE, **TRAINING, "log": log}
     (folder / "training.json").write_text(json.dumps(record, indent=1) + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["random", "trained"])
+    parser.add_argument("--only", choices=["random", "masked", "causal"])
     args = parser.parse_args()
-    torch.set_num_threads(2)
+    # One thread: on two shared cores, two threads per process mostly wait for each other.
+    torch.set_num_threads(1)
     if args.only in (None, "random"):
         random_models()
-    if args.only in (None, "trained"):
-        trained_models()
+    for which in ("masked", "causal"):
+        if args.only in (None, which):
+            trained_models(which)
 
 
 if __name__ == "__main__":

@@ -69,11 +69,6 @@ def byte_level_tokenizer(text: list[str], vocab_size: int) -> PreTrainedTokenize
     )  # fmt: skip
 
 
-def trained_tokenizers(text: list[str], vocab_size: int):
-    """The WordPiece and byte-level BPE tokenizers of the trained test models."""
-    return wordpiece_tokenizer(text, vocab_size), byte_level_tokenizer(text, vocab_size)
-
-
 def wordpiece_bert(ud_root: Path, folder: Path, files=TRAINING_FILES) -> Path:
     """BERT with a cased WordPiece vocabulary, like mBERT in miniature."""
     fast = wordpiece_tokenizer(ud_text(ud_root, files), 1500)
