@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -72,6 +73,63 @@ def _offline_hub(monkeypatch, tmp_path):
     """No test may touch the user's treebank cache or UD root."""
     monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "perturbed-ud-cache"))
     monkeypatch.delenv("PERTURBED_UD_ROOT", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_state_shared_between_tests():
+    """What a test registers, loads or silences is gone before the next one: the registries
+    are restored, the process-wide model cache emptied, the libraries' logging levels and
+    progress bars put back."""
+    from contextlib import ExitStack
+
+    from perturbed_ud.registry import FAMILIES, PROTOCOLS, RULE_SETS
+
+    logging = _library_logging()
+    with ExitStack() as stack:
+        for registry in (FAMILIES, PROTOCOLS, RULE_SETS):
+            stack.enter_context(registry.restored())
+        yield
+    models = sys.modules.get("perturbed_ud.evaluation.models")
+    if models is not None:
+        models._CACHE.clear()
+    _restore_library_logging(logging)
+
+
+def _library_logging() -> dict:
+    """The logging level and progress-bar switch of each library already imported."""
+    state = {}
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+
+        state["transformers"] = (hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled())
+    if "datasets" in sys.modules:
+        import datasets
+
+        state["datasets"] = (datasets.logging.get_verbosity(), datasets.is_progress_bar_enabled())
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import are_progress_bars_disabled
+
+        state["huggingface_hub"] = (None, not are_progress_bars_disabled())
+    return state
+
+
+def _restore_library_logging(state: dict) -> None:
+    if "transformers" in state:
+        from transformers.utils import logging as hf_logging
+
+        level, bars = state["transformers"]
+        hf_logging.set_verbosity(level)
+        (hf_logging.enable_progress_bar if bars else hf_logging.disable_progress_bar)()
+    if "datasets" in state:
+        import datasets
+
+        level, bars = state["datasets"]
+        datasets.logging.set_verbosity(level)
+        (datasets.enable_progress_bars if bars else datasets.disable_progress_bars)()
+    if "huggingface_hub" in state:
+        from huggingface_hub.utils import disable_progress_bars, enable_progress_bars
+
+        (enable_progress_bars if state["huggingface_hub"][1] else disable_progress_bars)()
 
 
 @pytest.fixture

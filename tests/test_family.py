@@ -41,7 +41,6 @@ class ReversalSettings:
         object.__setattr__(self, "sentences", tuple(self.sentences))
 
 
-@FAMILIES.register("toy.reversal.v1")
 class Reversal(DatasetFamily):
     """Toy: every sentence forwards and reversed."""
 
@@ -92,6 +91,13 @@ class Reversal(DatasetFamily):
 
 
 SENTENCES = ["the cat sleeps", "dogs bark loudly today"]
+
+
+@pytest.fixture(autouse=True)
+def _registered():
+    """The toy family is registered for each test here, and for no test elsewhere (conftest
+    restores the registries after every test)."""
+    FAMILIES.register("toy.reversal.v1")(Reversal)
 
 
 def cli(*args):

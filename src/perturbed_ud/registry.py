@@ -8,7 +8,8 @@ versioned name and a new short name, so names already in manifests keep their me
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .errors import InputError
 
@@ -42,6 +43,17 @@ class Registry:
             return part
 
         return add
+
+    @contextmanager
+    def restored(self) -> Iterator[Registry]:
+        """Parts registered inside the block are gone after it: a toy family in a test, a
+        plugin tried out in a notebook."""
+        self._load()
+        parts, short = dict(self._parts), dict(self._short)
+        try:
+            yield self
+        finally:
+            self._parts, self._short = parts, short
 
     def find(self, name: str):
         """The part registered under ``name``, or None."""
