@@ -152,34 +152,23 @@ def committed_model(name: str, tmp_path_factory) -> Path:
     return Path(shutil.copytree(MODELS / name, tmp_path_factory.mktemp(name) / name))
 
 
-@pytest.fixture(scope="session")
-def tiny_bert(tmp_path_factory):
-    """Random BERT, cased WordPiece vocabulary (en de ru), like mBERT in miniature."""
-    return committed_model("tiny-bert", tmp_path_factory)
+def model_fixture(name: str):
+    """A session fixture giving the path of a copy of committed model ``name``."""
+
+    def fixture(tmp_path_factory) -> Path:
+        return committed_model(name, tmp_path_factory)
+
+    return pytest.fixture(scope="session", name=name.replace("-", "_"))(fixture)
 
 
-@pytest.fixture(scope="session")
-def tiny_xlmr(tmp_path_factory):
-    """Random XLM-R, SentencePiece-style Unigram vocabulary (▁-prefixed pieces)."""
-    return committed_model("tiny-xlmr", tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def tiny_gpt2(tmp_path_factory):
-    """Random GPT-2, byte-level BPE vocabulary."""
-    return committed_model("tiny-gpt2", tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def trained_bert(tmp_path_factory):
-    """A small BERT trained as a masked LM on the repository's English UD text."""
-    return committed_model("trained-bert", tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def trained_gpt2(tmp_path_factory):
-    """A small GPT-2 trained as a causal LM on the repository's English UD text."""
-    return committed_model("trained-gpt2", tmp_path_factory)
+# Random weights (mechanics): cased WordPiece BERT, like mBERT in miniature; XLM-R with a
+# SentencePiece-style Unigram vocabulary; GPT-2 with byte-level BPE.
+tiny_bert = model_fixture("tiny-bert")
+tiny_xlmr = model_fixture("tiny-xlmr")
+tiny_gpt2 = model_fixture("tiny-gpt2")
+# Trained on the repository's English UD text (direction): a masked and a causal LM.
+trained_bert = model_fixture("trained-bert")
+trained_gpt2 = model_fixture("trained-gpt2")
 
 
 @pytest.fixture
