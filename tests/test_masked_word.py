@@ -180,6 +180,7 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
     assert any(k.startswith("balance:") for k in dropped)
 
 
+@pytest.mark.subprocess
 def test_two_launched_ranks_share_the_chunks_and_rank_0_merges(dataset, tiny_bert, tmp_path):
     """As under torchrun: RANK/WORLD_SIZE split the chunks; the result equals one process."""
     import os
