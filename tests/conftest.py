@@ -141,6 +141,21 @@ def file_server(monkeypatch):
         thread.join()
 
 
+# --- Builds shared between tests -----------------------------------------------------------
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 over every file's path and bytes below ``folder``. A fixture that shares a build
+    compares it at teardown: a test that changed what the others read fails there."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 # --- Test tiers and CI's no-skip rule -------------------------------------------------------
 # Tests of the slow kinds (pyproject.toml's markers) are also `slow`: `-m "not slow"` is the
 # fast tier, and the whole suite runs every tier.

@@ -17,7 +17,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_clams_reference
+from conftest import (
+    CLAMS_REFERENCE,
+    CONSTRUCTIONS,
+    UD_ROOT,
+    needs_clams_reference,
+    tree_digest,
+)
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
@@ -132,9 +138,9 @@ def french(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("french")
     folder = fr_copy(root)
     built = build(root / "out", "--grammar-dir", str(folder), "--lang", "fr")
-    before = digests(built)
+    before = tree_digest(built)
     yield built
-    assert digests(built) == before, "a test changed the shared French build"
+    assert tree_digest(built) == before, "a test changed the shared French build"
 
 
 @pytest.fixture(scope="module")
