@@ -175,23 +175,27 @@ def pytest_collection_modifyitems(config, items):
 _skipped_modules: list[str] = []  # modules skipped as a whole, under the no-skip rule
 
 
+def _skip_reason(report) -> str:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+    return str(reason).removeprefix("Skipped: ")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if NO_SKIPS and report.skipped and not hasattr(report, "wasxfail"):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
-        report.longrepr = f"skipped under PERTURBED_UD_NO_SKIPS=1: {reason}"
+        report.longrepr = f"skipped under PERTURBED_UD_NO_SKIPS=1: {_skip_reason(report)}"
 
 
 def pytest_collectreport(report):
     if NO_SKIPS and report.skipped:
-        _skipped_modules.append(f"{report.nodeid}: {report.longrepr[2]}")
+        _skipped_modules.append(f"{report.nodeid}: {_skip_reason(report)}")
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if _skipped_modules and exitstatus == pytest.ExitCode.OK:
+    if _skipped_modules and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
