@@ -203,3 +203,66 @@ def file_server(monkeypatch):
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+# --- Builds shared between tests -----------------------------------------------------------
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 over every file's path and bytes below ``folder``. A fixture that shares a build
+    compares it at teardown: a test that changed what the others read fails there."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+# --- Test tiers and CI's no-skip rule -------------------------------------------------------
+# Tests of the slow kinds (pyproject.toml's markers) are also `slow`: `-m "not slow"` is the
+# fast tier, and the whole suite runs every tier.
+SLOW_KINDS = ("subprocess", "peer", "browser", "full_build")
+# Under PERTURBED_UD_NO_SKIPS=1 (CI, where every input is installed) a skip is a failure: a
+# test that silently stops running would otherwise go unnoticed.
+NO_SKIPS = os.environ.get("PERTURBED_UD_NO_SKIPS") == "1"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS):
+            item.add_marker(pytest.mark.slow)
+
+
+_skipped_modules: list[str] = []  # modules skipped as a whole, under the no-skip rule
+
+
+def _skip_reason(report) -> str:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+    return str(reason).removeprefix("Skipped: ")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if NO_SKIPS and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under PERTURBED_UD_NO_SKIPS=1: {_skip_reason(report)}"
+
+
+def pytest_collectreport(report):
+    if NO_SKIPS and report.skipped:
+        _skipped_modules.append(f"{report.nodeid}: {_skip_reason(report)}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _skipped_modules and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    for skipped in _skipped_modules:
+        terminalreporter.write_line(f"FAILED (skipped under PERTURBED_UD_NO_SKIPS=1) {skipped}")

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from conftest import REFERENCE, SHARED_UD, UD_ROOT, needs_reference, non_commercial_ud_root
 from datasets import get_dataset_config_names, load_dataset
 from huggingface_hub import DatasetCard
 
 from perturbed_ud.builders import engine
+from perturbed_ud.cli import main
 from perturbed_ud.perturb.word_order import apply_permutation
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
@@ -148,12 +150,14 @@ def test_card_lists_every_treebank_licence(tmp_path):
     assert "| CC BY-SA 4.0 | en_ewt-ud-test.conllu |" in card.text
 
 
+@pytest.mark.subprocess
 def test_same_bytes_across_runs_and_worker_counts(dataset, tmp_path):
     again = build(tmp_path / "two", workers=2)
     assert parquet_digests(again) == parquet_digests(dataset)
     assert (again / "README.md").read_text() == (dataset / "README.md").read_text()
 
 
+@pytest.mark.subprocess
 def test_same_bytes_in_another_process_with_another_hash_seed(dataset, tmp_path):
     out = tmp_path / "proc"
     cmd = [sys.executable, "-m", "perturbed_ud.cli", "build", "perturbed-ud"]
@@ -251,10 +255,7 @@ def test_protocols_answer_to_their_versioned_and_short_names(tmp_path):
     assert fresh.names() == ["paper", "word_order.paper.v2"], "nothing half registered"
     args = ["--ud-root", UD_ROOT, "--langs", "de", "--limit", "20", "--seeds", "1"]
     for name in ("paper", "word_order.paper.v2"):
-        result = subprocess.run(
-            [sys.executable, "-m", "perturbed_ud.cli", "build", "perturbed-ud", *map(str, args),
-             "--protocol", name, "--out", str(tmp_path / name)],
-            capture_output=True, text=True,
-        )  # fmt: skip
-        assert result.returncode == 0, result.stderr
+        out = ["--protocol", name, "--out", str(tmp_path / name)]
+        result = CliRunner().invoke(main, ["build", "perturbed-ud", *map(str, args), *out])
+        assert result.exit_code == 0, result.output
     assert parquet_digests(tmp_path / "paper") == parquet_digests(tmp_path / "word_order.paper.v2")

@@ -238,6 +238,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.subprocess
 @linux_only
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_a_killed_worker_build_leaves_no_process_and_its_leftovers_go_next_time(tmp_path, sig):

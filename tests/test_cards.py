@@ -12,7 +12,7 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from conftest import SHARED_UD, UD_ROOT
+from conftest import SHARED_UD, UD_ROOT, tree_digest
 from datasets import Features, load_dataset
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
@@ -210,9 +210,25 @@ def build_family(family: str, out: Path) -> Path:
     return engine.build(family, out, treebanks=treebanks, seeds=[1], selection=Selection(limit=20))
 
 
+@pytest.fixture(scope="module")
+def family_builds(tmp_path_factory):
+    """A family's small build, made on first use and shared by the tests that read it."""
+    folders: dict[str, tuple[Path, str]] = {}
+
+    def get(family: str) -> Path:
+        if family not in folders:
+            folder = build_family(family, tmp_path_factory.mktemp(family))
+            folders[family] = (folder, tree_digest(folder))
+        return folders[family][0]
+
+    yield get
+    for family, (folder, digest) in folders.items():
+        assert tree_digest(folder) == digest, f"a test changed the shared {family} build"
+
+
 @pytest.fixture(scope="module", params=["perturbed-ud", "spud", "clams", "local_structure"])
-def built(request, tmp_path_factory) -> Path:
-    return build_family(request.param, tmp_path_factory.mktemp(request.param))
+def built(request, family_builds) -> Path:
+    return family_builds(request.param)
 
 
 def resource(name: str):
@@ -283,8 +299,10 @@ def test_card_prose_has_no_python_structures(built):
         ("local_structure", "Local Structure Matters Most in Most Languages"),
     ],
 )
-def test_each_family_cites_the_paper_it_implements_and_names_its_tasks(family, title, tmp_path):
-    folder = build_family(family, tmp_path)
+def test_each_family_cites_the_paper_it_implements_and_names_its_tasks(
+    family, title, family_builds
+):
+    folder = family_builds(family)
     manifest = json.loads((folder / "build.json").read_text(encoding="utf-8"))
     text = FAMILIES.get(family).card_text(manifest)
     assert title in re.sub(r"\s+", " ", text.method_citation)

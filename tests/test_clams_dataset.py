@@ -17,7 +17,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import CLAMS_REFERENCE, CONSTRUCTIONS, UD_ROOT, needs_clams_reference
+from conftest import (
+    CLAMS_REFERENCE,
+    CONSTRUCTIONS,
+    UD_ROOT,
+    needs_clams_reference,
+    tree_digest,
+)
 from datasets import get_dataset_config_names, load_dataset
 
 import perturbed_ud.builders.clams as clams
@@ -115,14 +121,43 @@ def packaged_built(packaged) -> Built:
     return Built(packaged, PACKAGED, (), PACKAGED_LANGS, PACKAGED / "fr")
 
 
-def fr_copy(tmp_path: Path, name: str = "fr") -> Path:
-    """The packaged French grammars, copied: a folder of grammars without a licence file."""
+def fr_copy(tmp_path: Path, name: str = "fr", constructions: tuple[str, ...] = ()) -> Path:
+    """The packaged French grammars, copied: a folder of grammars without a licence file;
+    only ``common.avg`` and the grammars of ``constructions`` when named (a smaller build)."""
     folder = tmp_path / "grammars" / name
-    shutil.copytree(PACKAGED / "fr", folder)
+    keep = {"common.avg", *(f"{c}.avg" for c in constructions)}
+    ignore = (lambda _, names: [n for n in names if n not in keep]) if constructions else None
+    shutil.copytree(PACKAGED / "fr", folder, ignore=ignore)
     return folder
 
 
+@pytest.fixture(scope="module")
+def french(tmp_path_factory) -> Path:
+    """The build of a copy of the packaged French grammars (`fr_copy`, ``--lang fr``), shared
+    by the tests that only read it."""
+    root = tmp_path_factory.mktemp("french")
+    folder = fr_copy(root)
+    built = build(root / "out", "--grammar-dir", str(folder), "--lang", "fr")
+    before = tree_digest(built)
+    yield built
+    assert tree_digest(built) == before, "a test changed the shared French build"
+
+
+@pytest.fixture(scope="module")
+def packaged_evalsets() -> dict[str, dict[str, tuple[int, list[tuple[bool, str]]]]]:
+    """{lang: {construction: (minimal sets, evalset lines)}} of the packaged grammars,
+    generated once for the tests that compare builds with them."""
+    return {
+        lang: {
+            name: (len(sets), evalset_lines(sets))
+            for name, sets in generate_folder(PACKAGED / lang).items()
+        }
+        for lang in PACKAGED_LANGS
+    }
+
+
 @needs_clams_reference
+@pytest.mark.full_build
 def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path):
     assert get_dataset_config_names(str(dataset)) == LANGS
     ds = load_dataset(str(dataset), "fr", cache_dir=str(tmp_path))
@@ -144,6 +179,7 @@ def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path)
     assert row["varied_attributes"] == ["p", "s"]
 
 
+@pytest.mark.full_build
 def test_packaged_languages_load_with_one_split_per_construction(packaged, tmp_path):
     assert get_dataset_config_names(str(packaged)) == PACKAGED_LANGS
     manifest = json.loads((packaged / "build.json").read_text())
@@ -165,6 +201,7 @@ def test_packaged_languages_load_with_one_split_per_construction(packaged, tmp_p
     assert row["varied_attributes"] == ["s", "p"]
 
 
+@pytest.mark.full_build
 @needs_clams_reference
 @pytest.mark.parametrize("lang", LANGS)
 def test_pairs_give_back_the_released_evalsets(dataset, lang):
@@ -175,14 +212,15 @@ def test_pairs_give_back_the_released_evalsets(dataset, lang):
         assert lines == released(lang, construction), f"{lang} {construction}"
 
 
+@pytest.mark.full_build
 @pytest.mark.parametrize("lang", PACKAGED_LANGS)
-def test_pairs_give_back_the_packaged_grammars_evalsets(packaged, lang):
-    generated = generate_folder(PACKAGED / lang)
+def test_pairs_give_back_the_packaged_grammars_evalsets(packaged, packaged_evalsets, lang):
     for construction in CONSTRUCTIONS:
         lines = evalset_of(packaged, lang, construction)
-        assert lines == evalset_lines(generated[construction]), f"{lang} {construction}"
+        assert lines == packaged_evalsets[lang][construction][1], f"{lang} {construction}"
 
 
+@pytest.mark.full_build
 def test_positions_pick_out_the_forms_in_both_sentences(built):
     for lang in built.langs:
         for construction in CONSTRUCTIONS:
@@ -202,6 +240,7 @@ def test_positions_pick_out_the_forms_in_both_sentences(built):
 
 
 @needs_clams_reference
+@pytest.mark.full_build
 def test_manifest_and_card(dataset):
     manifest = json.loads((dataset / "build.json").read_text())
     card = (dataset / "README.md").read_text()
@@ -230,7 +269,8 @@ def test_manifest_and_card(dataset):
     assert "| total | 47820 | 49360 |" in card
 
 
-def test_packaged_manifest_and_card(packaged):
+@pytest.mark.full_build
+def test_packaged_manifest_and_card(packaged, packaged_evalsets):
     manifest = json.loads((packaged / "build.json").read_text())
     card = (packaged / "README.md").read_text()
     assert manifest["dataset"] == "clams" and manifest["version"] == "1.0.0"
@@ -256,14 +296,15 @@ def test_packaged_manifest_and_card(packaged):
         config = manifest["configs"][lang]
         assert config["drops"] == {} and config["empty_splits"] == []
         assert "form_check" not in config, "no UD root was given"
-        generated = generate_folder(PACKAGED / lang)
         for construction, n in config["splits"].items():
             assert n == len(rows(packaged, lang, construction))
-            assert config["minimal_sets"][construction] == len(generated[construction])
+            assert config["minimal_sets"][construction] == packaged_evalsets[lang][construction][0]
         totals.append(sum(config["splits"].values()))
     assert "| total | " + " | ".join(map(str, totals)) + " |" in card
 
 
+@pytest.mark.subprocess
+@pytest.mark.full_build
 def test_two_builds_are_byte_identical(built, tmp_path):
     cmd = [sys.executable, "-m", "perturbed_ud.cli", "build", "clams"]
     cmd += [*built.options, "--out", str(tmp_path)]
@@ -272,6 +313,7 @@ def test_two_builds_are_byte_identical(built, tmp_path):
     assert digests(tmp_path / "clams") == digests(built.folder)
 
 
+@pytest.mark.full_build
 def test_one_language_folder_and_language_selection(built, tmp_path):
     result = cli("build", "clams", "--grammar-dir", str(built.french),
                  "--out", str(tmp_path / "a"))  # fmt: skip
@@ -287,15 +329,13 @@ def test_one_language_folder_and_language_selection(built, tmp_path):
         assert ours and all(both[k] == v for k, v in ours.items())
 
 
-def test_missing_language_and_existing_folder_are_errors(packaged_built, tmp_path):
-    built = packaged_built
-    result = cli("build", "clams", *built.options, "--langs", "fr,xx",
-                 "--out", str(tmp_path))  # fmt: skip
+def test_missing_language_and_existing_folder_are_errors(french, tmp_path):
+    result = cli("build", "clams", "--langs", "fr,xx", "--out", str(tmp_path))
     assert result.exit_code == 1
-    found = ", ".join(built.langs)
+    found = ", ".join(PACKAGED_LANGS)
     assert result.stderr.startswith(f"error: no grammars for xx (found: {found})")
     assert not (tmp_path / "clams").exists()
-    result = cli("build", "clams", *built.options, "--out", str(built.folder.parent))
+    result = cli("build", "clams", "--out", str(french.parent))
     assert result.exit_code == 1
     assert "exists; pass --overwrite" in result.stderr
     assert "Traceback" not in result.output
@@ -330,15 +370,14 @@ def test_broken_grammar_exits_1_with_file_and_line_and_writes_nothing(tmp_path, 
     assert not out.exists() or list(out.iterdir()) == []
 
 
-def test_max_sentences_refuses_a_construction_before_it_is_expanded(tmp_path):
+def test_max_sentences_refuses_a_construction_before_it_is_expanded(french, tmp_path):
     """French constructions have at most 22,400 sentences: at that limit the build is the
     default's byte for byte (the limit is no part of the signature), one below it is refused
     at the template that takes obj_rel_across_anim over it."""
     folder = fr_copy(tmp_path)
     options = ("--grammar-dir", str(folder), "--lang", "fr")
-    default = build(tmp_path / "default", *options)
     at_limit = build(tmp_path / "at_limit", *options, "--max-sentences", "22400")
-    assert digests(at_limit) == digests(default)
+    assert digests(at_limit) == digests(french)
     out = tmp_path / "over"
     result = cli("build", "clams", *options, "--max-sentences", "22399", "--out", str(out))
     assert result.exit_code == 1, result.output
@@ -351,7 +390,7 @@ def test_max_sentences_refuses_a_construction_before_it_is_expanded(tmp_path):
 def test_published_files_name_no_path_of_the_building_machine(tmp_path):
     """build.json and the card are uploaded by push: grammar folders are named by their base
     name, licence files from the grammar folder."""
-    folder = fr_copy(tmp_path)
+    folder = fr_copy(tmp_path, constructions=("simple_agrmt", "vp_coord"))
     licence = "Apache License\nVersion 2.0, January 2004\n\nCopyright 2020 Someone\n"
     (folder.parent / "LICENSE").write_text(licence, encoding="utf-8")
     layouts = [(("--grammar-dir", str(folder.parent)), "grammars", "grammars/fr"),
@@ -387,7 +426,7 @@ def test_both_layouts_of_one_language_are_ambiguous(tmp_path):
 
 
 def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
-    folder = fr_copy(tmp_path, "fr")
+    folder = fr_copy(tmp_path, "fr", constructions=("simple_agrmt",))
     (folder.parent / "de").mkdir()  # a language still being written: no grammar yet
     monkeypatch.setattr(clams, "DEFAULT_GRAMMARS", folder.parent)
     built = build(tmp_path / "out")
@@ -405,6 +444,7 @@ def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
     assert result.exit_code == 1 and "--grammar-dir" in result.stderr
 
 
+@pytest.mark.full_build
 def test_push_dry_run(packaged_built, no_hub):
     built = packaged_built
     result = cli("push", str(built.folder), "--repo-id", "someone/clams", "--version", "1.0.0",
@@ -418,12 +458,10 @@ def test_push_dry_run(packaged_built, no_hub):
             assert f"  {lang}/{construction}-00000-of-00001.parquet  " in result.stdout
 
 
-def test_push_refuses_grammars_of_unknown_licence(tmp_path, no_hub):
-    folder = fr_copy(tmp_path)
-    built = build(tmp_path / "out", "--grammar-dir", str(folder), "--lang", "fr")
-    manifest = json.loads((built / "build.json").read_text())
+def test_push_refuses_grammars_of_unknown_licence(french, no_hub):
+    manifest = json.loads((french / "build.json").read_text())
     assert manifest["sources"][0]["license"] == "unknown"
-    result = cli("push", str(built), "--repo-id", "someone/clams", "--version", "1.0.0",
+    result = cli("push", str(french), "--repo-id", "someone/clams", "--version", "1.0.0",
                  "--dry-run")  # fmt: skip
     assert result.exit_code == 1
     assert "some source licences forbid or do not clearly allow" in result.stderr
@@ -469,6 +507,7 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / "cache"
 
 
+@pytest.mark.full_build
 @needs_clams_reference
 def test_paper_grammars_are_fetched_once_and_give_the_released_sets(
     tmp_path, cache, file_server, monkeypatch, dataset
@@ -525,6 +564,7 @@ def test_paper_grammars_options_are_checked(tmp_path, cache):
     assert not cache.exists() and not (tmp_path / "clams").exists()
 
 
+@pytest.mark.full_build
 def test_packaged_card_marks_its_grammars_as_ours_with_the_papers_counts(packaged):
     card = (packaged / "README.md").read_text()
     assert "The grammars of de, en, fr, he, ru are this project's own" in card

@@ -104,6 +104,7 @@ def test_an_absent_device_is_named_before_anything_loads(data, tmp_path, tiny_be
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -206,6 +207,7 @@ def test_resume_and_interrupt_say_what_is_kept(data, tmp_path, tiny_bert, monkey
     assert len(calls) == 3 and len(pd.read_parquet(run / "pairs.parquet")) == 6
 
 
+@pytest.mark.subprocess
 def test_the_libraries_are_quiet_unless_verbose(data, tmp_path, tiny_bert):
     """In a fresh process with an empty datasets cache, where the libraries talk most."""
     outputs = {}

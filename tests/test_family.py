@@ -192,6 +192,7 @@ def test_an_unknown_scramble_is_refused_instead_of_dropped(tmp_path):
     assert "error: families must be among full, part, head, not ['scramble']" in result.output
 
 
+@pytest.mark.subprocess
 def test_a_spud_build_gives_the_same_bytes_with_two_workers(tmp_path):
     treebanks = resolve(["en", "fr"], split="test", ud_root=str(UD_ROOT))
     settings = {"treebanks": treebanks, "seeds": [1], "selection": Selection(limit=15)}

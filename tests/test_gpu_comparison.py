@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO, UD_ROOT
 
 WORKLOADS = ("pppl", "pppl_l2r", "causal", "minimal_pair", "masked_word", "memory")
 
 
+@pytest.mark.subprocess
+@pytest.mark.peer
 def test_smoke_run_checks_every_workload(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO / "tests")]))
     cmd = [

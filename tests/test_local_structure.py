@@ -239,6 +239,7 @@ def test_phrase_shuffle_chrf_falls_as_rho_rises(built, tmp_path):
     assert len(char) == 13 and falling(char), char
 
 
+@pytest.mark.subprocess
 def test_a_rebuild_in_another_process_with_two_workers_is_byte_identical(built, tiny_bert,
                                                                          tmp_path):  # fmt: skip
     done = subprocess.run(

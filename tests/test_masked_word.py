@@ -9,11 +9,13 @@ from dataclasses import asdict
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from conftest import UD_ROOT
 from datasets import load_dataset
 from reference_beam import naive_beam_search
 
 from perturbed_ud.builders.engine import build
+from perturbed_ud.cli import main
 from perturbed_ud.errors import RunError
 from perturbed_ud.evaluation.balance import balance_dataset
 from perturbed_ud.evaluation.batching import Batcher
@@ -180,6 +182,7 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
     assert any(k.startswith("balance:") for k in dropped)
 
 
+@pytest.mark.subprocess
 def test_two_launched_ranks_share_the_chunks_and_rank_0_merges(dataset, tiny_bert, tmp_path):
     """As under torchrun: RANK/WORLD_SIZE split the chunks; the result equals one process."""
     import os
@@ -187,10 +190,11 @@ def test_two_launched_ranks_share_the_chunks_and_rank_0_merges(dataset, tiny_ber
     import sys
     import time
 
-    args = [sys.executable, "-m", "perturbed_ud.cli", "evaluate", "masked-word"]
-    args += ["--dataset", str(dataset), "--config", "de_head_seed1", "--model", str(tiny_bert)]
-    single = tmp_path / "single"
-    subprocess.run([*args, "--out", str(single)], check=True, capture_output=True)
+    options = ["--dataset", str(dataset), "--config", "de_head_seed1", "--model", str(tiny_bert)]
+    single = tmp_path / "single"  # the one-process result, scored in this one
+    result = CliRunner().invoke(main, ["evaluate", "masked-word", *options, "--out", str(single)])
+    assert result.exit_code == 0, result.output
+    args = [sys.executable, "-m", "perturbed_ud.cli", "evaluate", "masked-word", *options]
     launched = tmp_path / "launched"
     logs = [tmp_path / f"rank{rank}.stderr" for rank in (0, 1)]
     ranks = []

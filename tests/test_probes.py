@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import UD_ROOT, tree_digest
 from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
@@ -211,8 +211,17 @@ def build(out, family, *args):
     return out / family
 
 
-def test_probe_runs_on_a_spud_build_original_against_nonce(tmp_path, tiny_bert):
-    results = probe_run(build(tmp_path, "spud"), tiny_bert, tmp_path / "run", "--layers", "-1")
+@pytest.fixture(scope="module")
+def spud(tmp_path_factory):
+    """One spud build, read by every probe run on spud (checked unchanged at teardown)."""
+    folder = build(tmp_path_factory.mktemp("spud"), "spud")
+    digest = tree_digest(folder)
+    yield folder
+    assert tree_digest(folder) == digest, "a test changed the shared spud build"
+
+
+def test_probe_runs_on_a_spud_build_original_against_nonce(spud, tmp_path, tiny_bert):
+    results = probe_run(spud, tiny_bert, tmp_path / "run", "--layers", "-1")
     summary = pd.DataFrame(results["metrics"]["probe"])
     assert set(summary["metric"]) == {"uuas", "dspr", "root_acc", "depth_root_acc", "nspr",
                                       "pos_acc", "uas", "las", "rel_acc"}  # fmt: skip
@@ -302,8 +311,10 @@ def test_the_released_metrics_count_padding_cells():
     assert pos == {"pos_correct_padded": 15 + short.upos.count("X"), "slots": 20}
 
 
-def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(tmp_path, tiny_bert):
-    folder = build(tmp_path, "spud")
+def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(
+    spud, tmp_path, tiny_bert
+):
+    folder = spud
     refused = CliRunner().invoke(
         main, ["evaluate", "probe", "--dataset", str(folder), "--model", str(tiny_bert),
                "--protocol", "lamalfa2022", "--ud-root", str(UD_ROOT), "--train-split", "dev",
@@ -333,8 +344,10 @@ def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(tmp_pa
 
 
 @pytest.mark.parametrize("protocol", ["paper", "lamalfa2022"])
-def test_a_run_of_the_original_split_alone_has_nothing_to_compare(tmp_path, tiny_bert, protocol):
-    results = probe_run(build(tmp_path, "spud"), tiny_bert, tmp_path / "run", "--protocol",
+def test_a_run_of_the_original_split_alone_has_nothing_to_compare(
+    spud, tmp_path, tiny_bert, protocol
+):
+    results = probe_run(spud, tiny_bert, tmp_path / "run", "--protocol",
                         protocol, "--layers", "-1", "--probes", "distance", "--probe-seeds",
                         "1", "--splits", "orig", "--config", "en_seed1")  # fmt: skip
     assert results["metrics"]["probe"] == []

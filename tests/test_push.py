@@ -370,6 +370,7 @@ def echoing_hub():
     thread.join()
 
 
+@pytest.mark.subprocess
 def test_a_server_echoing_the_token_does_not_get_it_printed(folder, echoing_hub, tmp_path):
     """The real client against a real server on loopback, from a fresh process: HF_ENDPOINT
     and HF_HUB_OFFLINE are read when huggingface_hub is imported."""

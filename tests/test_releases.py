@@ -37,6 +37,7 @@ def test_every_release_names_a_dataset_and_its_options(path):
     assert path.read_text(encoding="utf-8").startswith("# "), "a header says what it builds"
 
 
+@pytest.mark.full_build
 def test_a_release_builds_what_its_command_line_builds(tmp_path):
     released = invoke("build", REPO / "builders" / "clams.toml", "--out", tmp_path / "a")
     assert released.exit_code == 0, released.output

@@ -66,8 +66,8 @@ def lm_eval_results(dataset: Path, model: Path, work: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, tiny_gpt2, tiny_bert) -> list[Path]:
-    """A causal and a masked LM's minimal-pair runs, and lm-eval's results for the causal one."""
+def our_runs(tmp_path_factory, tiny_gpt2, tiny_bert) -> list[Path]:
+    """A causal and a masked LM's minimal-pair runs, and the dataset they scored."""
     grammars = tmp_path_factory.mktemp("grammars")
     (grammars / "common.avg").write_text(COMMON)
     (grammars / "simple_agrmt.avg").write_text(SIMPLE)
@@ -77,7 +77,15 @@ def runs(tmp_path_factory, tiny_gpt2, tiny_bert) -> list[Path]:
     for name, model in (("gpt2-run", tiny_gpt2), ("bert-run", tiny_bert)):
         perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(model),
                               out=str(work / name))  # fmt: skip
-    return [work / "gpt2-run", work / "bert-run", lm_eval_results(dataset, tiny_gpt2, work)]
+    return [work / "gpt2-run", work / "bert-run", dataset]
+
+
+@pytest.fixture(scope="module")
+def runs(our_runs, tiny_gpt2, tmp_path_factory) -> list[Path]:
+    """Both runs of ours, and lm-eval's results for the causal one (a peer run: tests that
+    take this fixture are marked `peer`)."""
+    gpt2_run, bert_run, dataset = our_runs
+    return [gpt2_run, bert_run, lm_eval_results(dataset, tiny_gpt2, tmp_path_factory.mktemp("lm"))]
 
 
 def report(*args) -> tuple[int, str]:
@@ -131,6 +139,8 @@ def open_in_chromium(sync_playwright, page_file: Path, screenshot: Path) -> dict
     return seen
 
 
+@pytest.mark.browser
+@pytest.mark.peer
 def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs, tmp_path):
     page = tmp_path / "report.html"
     code, output = report(*runs, "--out", page)
@@ -156,6 +166,7 @@ def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs
     assert (tmp_path / "report.png").stat().st_size > 0
 
 
+@pytest.mark.peer
 def test_hostile_names_are_shown_as_text(runs, tmp_path):
     run = tmp_path / "<img src=x onerror=alert(1)>"
     shutil.copytree(runs[0], run)
@@ -179,6 +190,7 @@ def test_hostile_names_are_shown_as_text(runs, tmp_path):
         assert text in html
 
 
+@pytest.mark.peer
 def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_are_left_out(
     runs, tmp_path
 ):
@@ -203,10 +215,10 @@ def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_are_left
     assert (acc.metric, acc.interval, acc.low, acc.high) == ("acc", "no stderr", None, None)
 
 
-def test_an_unfinished_run_is_refused(runs, tmp_path):
+def test_an_unfinished_run_is_refused(our_runs, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    shutil.copyfile(runs[0] / "run.json", run / "run.json")
+    shutil.copyfile(our_runs[0] / "run.json", run / "run.json")
     code, output = report(run, "--out", tmp_path / "report.html")
     assert code == 1 and "unfinished run (run.json but no results.json)" in output
     assert not (tmp_path / "report.html").exists()

@@ -33,6 +33,7 @@ def peer(cls, path):
     return scorer
 
 
+@pytest.mark.peer
 @pytest.mark.parametrize("metric", ["original", "within_word_l2r"])
 @pytest.mark.parametrize("model", ["tiny_bert", "tiny_xlmr"])
 def test_pseudo_log_likelihoods_equal_minicons(sentences, metric, model, request):
@@ -46,6 +47,7 @@ def test_pseudo_log_likelihoods_equal_minicons(sentences, metric, model, request
         assert mine.log_probs == pytest.approx([v for _, v in reference], abs=1e-4)
 
 
+@pytest.mark.peer
 @pytest.mark.parametrize("bos", ["prepend", "none"])
 def test_causal_log_likelihoods_equal_minicons(sentences, tiny_gpt2, bos):
     ours = causal_log_likelihoods(Batcher(load_causal_lm(str(tiny_gpt2))), sentences, bos)
@@ -115,6 +117,7 @@ def split_by_tokenizer(tokenizer, words: list[str]) -> bool:
     return len(set(encoding.word_ids()) - {None}) != len(words)
 
 
+@pytest.mark.peer
 @pytest.mark.parametrize("lang", list(MULTILINGUAL))
 @pytest.mark.parametrize("model", ["bert", "xlmr"])
 def test_tokenizer_grouping_equals_minicons_within_word_l2r(multilingual_models, lang, model):

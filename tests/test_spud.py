@@ -105,6 +105,7 @@ def test_same_seed_gives_byte_identical_output(spud, tmp_path):
     assert digests(again) == digests(spud)
 
 
+@pytest.mark.subprocess
 def test_output_does_not_depend_on_the_hash_seed(spud, tmp_path):
     """A fresh process with another PYTHONHASHSEED writes the same Parquet bytes."""
     overrides = [a for t in TREEBANKS for a in ("--treebank", t)]
@@ -502,6 +503,7 @@ print([russian.forms("NOUN", lemma, f"Case=Acc|Gender={gender}|Number=Plur|Anima
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(not HAS_PYMORPHY, reason="pymorphy3 is not installed")
 def test_nouns_of_either_animacy_inflect_the_same_under_every_hash_seed():
     """pymorphy3 tags the inanimate accusative of an Inmx noun both anim and inan, with

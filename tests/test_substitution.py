@@ -89,6 +89,7 @@ def test_treebank_copies_replace_exactly_tau_words_with_attested_forms(treebank_
     assert checked > 100
 
 
+@pytest.mark.subprocess
 def test_a_rebuild_is_byte_identical_in_another_process_with_workers(treebank_build, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "perturbed_ud", "build", "substitution", "--ud-root", str(UD_ROOT),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 from math import prod
 
@@ -56,10 +57,14 @@ class MinimalPair:
     @property
     def varied_attributes(self) -> tuple[str, ...]:
         """The attributes that tell the two forms apart, the grammatical form's first."""
-        good, bad = set(self.good_attributes), set(self.bad_attributes)
-        return tuple(a for a in self.good_attributes if a not in bad) + tuple(
-            a for a in self.bad_attributes if a not in good
-        )
+        return _varied_attributes(self.good_attributes, self.bad_attributes)
+
+
+@lru_cache(maxsize=1024)
+def _varied_attributes(good: tuple[str, ...], bad: tuple[str, ...]) -> tuple[str, ...]:
+    # A grammar has a few attribute pairs but hundreds of thousands of pairs: computed once each.
+    good_set, bad_set = set(good), set(bad)
+    return tuple(a for a in good if a not in bad_set) + tuple(a for a in bad if a not in good_set)
 
 
 @dataclass(frozen=True)
@@ -184,6 +189,24 @@ def _expand(
         else:
             order.append(k)
     ranges = [range(len(slots[k].definition.options)) for k in order]
+    # What does not change from one sentence to the next is taken out of the loop: a form's
+    # text, and per varied slot the (preterminal, attributes, forms) of each alternate.
+    texts = [[" ".join(option) for option in slot.definition.options] for slot in slots]
+    alternates = {
+        k: [
+            (
+                slots[k].definition.preterminal.name,
+                slots[k].definition.preterminal.written,
+                alternate.preterminal.written,
+                alternate.options,
+                [" ".join(option) for option in alternate.options],
+            )
+            for alternate in slots[k].alternates
+        ]
+        for k in varied
+    }
+    forms = [slot.definition.options for slot in slots]
+    construction, number = grammar.name, template.number
     for offset, choice in enumerate(product(*ranges)):
         option = [0] * len(slots)
         for k, j in zip(order, choice, strict=True):
@@ -194,32 +217,33 @@ def _expand(
             if isinstance(item, Preterminal):
                 k = len(starts)
                 starts.append(len(words))
-                words.extend(slots[k].definition.options[option[k]])
+                words.extend(forms[k][option[k]])
             else:
                 words.append(item)
         good = " ".join(words)
         item_number = first_item + offset
         pairs = []
         for k in varied:
-            slot, start = slots[k], starts[k]
-            good_form = slot.definition.options[option[k]]
+            j, start = option[k], starts[k]
+            good_form = forms[k][j]
             end = start + len(good_form)
-            for alternate in slot.alternates:
-                bad_form = alternate.options[option[k]]
+            before, after = words[:start], words[end:]
+            for name, good_attributes, bad_attributes, options, bad_texts in alternates[k]:
+                bad_form = options[j]
                 pairs.append(
                     MinimalPair(
-                        construction=grammar.name,
+                        construction=construction,
                         item=item_number,
-                        template=template.number,
+                        template=number,
                         good=good,
-                        bad=" ".join(words[:start] + list(bad_form) + words[end:]),
-                        preterminal=slot.definition.preterminal.name,
-                        good_attributes=slot.definition.preterminal.written,
-                        bad_attributes=alternate.preterminal.written,
-                        good_form=" ".join(good_form),
-                        bad_form=" ".join(bad_form),
+                        bad=" ".join(before + list(bad_form) + after),
+                        preterminal=name,
+                        good_attributes=good_attributes,
+                        bad_attributes=bad_attributes,
+                        good_form=texts[k][j],
+                        bad_form=bad_texts[j],
                         good_positions=tuple(range(start, end)),
                         bad_positions=tuple(range(start, start + len(bad_form))),
                     )
                 )
-        yield MinimalSet(grammar.name, item_number, template.number, good, tuple(pairs))
+        yield MinimalSet(construction, item_number, number, good, tuple(pairs))
