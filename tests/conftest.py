@@ -209,8 +209,7 @@ def file_server(monkeypatch):
 
 
 def tree_digest(folder: Path) -> str:
-    """sha256 over every file's path and bytes below ``folder``. A fixture that shares a build
-    compares it at teardown: a test that changed what the others read fails there."""
+    """sha256 over every file's path and bytes below ``folder``."""
     import hashlib
 
     digest = hashlib.sha256()
@@ -218,6 +217,38 @@ def tree_digest(folder: Path) -> str:
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _folders(value) -> list[Path]:
+    """The folders a fixture's value is: a Path, or the Paths of a list or tuple."""
+    if isinstance(value, Path):
+        return [value] if value.is_dir() else []
+    if isinstance(value, list | tuple):
+        return [folder for item in value for folder in _folders(item)]
+    return []
+
+
+_shared: dict[int, tuple[str, list[tuple[Path, str]]]] = {}  # fixturedef id: name, digests
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A folder that a module- or session-scoped fixture gives its tests (a build, a run) is
+    digested when it is made and compared when the fixture is torn down: a test that changed
+    what the others read fails there. A test that must change one copies it first."""
+    outcome = yield
+    if fixturedef.scope == "function" or outcome.excinfo is not None:
+        return
+    if folders := _folders(outcome.get_result()):
+        digests = [(folder, tree_digest(folder)) for folder in folders]
+        _shared[id(fixturedef)] = (fixturedef.argname, digests)
+
+
+def pytest_fixture_post_finalizer(fixturedef, request):
+    name, digests = _shared.pop(id(fixturedef), (None, []))
+    for folder, digest in digests:
+        if folder.is_dir():  # not removed by the fixture's own teardown
+            assert tree_digest(folder) == digest, f"a test changed {folder}, shared by `{name}`"
 
 
 # --- Test tiers and CI's no-skip rule -------------------------------------------------------

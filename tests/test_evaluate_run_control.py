@@ -210,17 +210,24 @@ def test_resume_and_interrupt_say_what_is_kept(data, tmp_path, tiny_bert, monkey
 @pytest.mark.subprocess
 def test_the_libraries_are_quiet_unless_verbose(data, tmp_path, tiny_bert):
     """In a fresh process with an empty datasets cache, where the libraries talk most."""
-    outputs = {}
-    for verbose in ((), ("--verbose",)):
+    outputs, running = {}, {}
+    for verbose in ((), ("--verbose",)):  # both at once: each has its own cache and run folder
         env = os.environ | {"HF_DATASETS_CACHE": str(tmp_path / f"cache{len(verbose)}")}
-        done = subprocess.run(
+        running[verbose] = subprocess.Popen(
             [sys.executable, "-m", "perturbed_ud", "evaluate", "minimal-pair", "--dataset",
              str(data / "clams"), "--model", str(tiny_bert), "--limit", "2", "--out",
              str(tmp_path / f"run{len(verbose)}"), *verbose],
-            env=env, capture_output=True, text=True, timeout=300,
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        outputs[verbose] = done.stdout + done.stderr
+    try:
+        for verbose, process in running.items():
+            stdout, stderr = process.communicate(timeout=300)
+            assert process.returncode == 0, stderr
+            outputs[verbose] = stdout + stderr
+    finally:
+        for process in running.values():
+            process.kill()  # a process left by a failure above; a no-op for finished ones
+            process.wait()
     assert "Generating" in outputs[("--verbose",)]
     assert "Generating" not in outputs[()] and "Loading" not in outputs[()]
 
