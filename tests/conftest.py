@@ -45,6 +45,19 @@ CONSTRUCTIONS = [
 NC_TREEBANK = "UD_Turkish-Fixture"
 
 
+def ewt_trees() -> list:
+    """The EWT dev and test excerpts as sentence columns (words, heads, relations): the gold
+    trees the probe tests train and test on."""
+    from perturbed_ud.ud.columns import SentenceColumns
+    from perturbed_ud.ud.conllu_io import read_conllu
+
+    return [
+        SentenceColumns.from_sentence(s)
+        for name in ("en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu")
+        for s in read_conllu(UD_ROOT / "UD_English-EWT" / name)
+    ]
+
+
 def non_commercial_ud_root(root: Path) -> Path:
     """A UD root holding one CC BY-NC-SA treebank: the Turkish BOUN sample under a new name."""
     folder = root / NC_TREEBANK

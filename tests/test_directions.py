@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import UD_ROOT
+from conftest import UD_ROOT, ewt_trees
 
 import perturbed_ud
 from perturbed_ud.evaluation.models import load_masked_lm
@@ -31,17 +31,9 @@ from perturbed_ud.evaluation.sentence_task import ScoreSettings, score_sentences
 from perturbed_ud.evaluation.trees import BASE_RELATIONS, base_relation
 from perturbed_ud.evaluation.word_vectors import word_vectors
 from perturbed_ud.ud.columns import SentenceColumns
-from perturbed_ud.ud.conllu_io import read_conllu
 
-EWT = UD_ROOT / "UD_English-EWT"
-
-
-def ewt_sentences() -> list[SentenceColumns]:
-    return [
-        SentenceColumns.from_sentence(s)
-        for name in ("en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu")
-        for s in read_conllu(EWT / name)
-    ]
+SENTENCES = ewt_trees()  # read once: every probe test trains and tests on these trees
+GOLD = [Gold.of(c.heads, c.upos, c.deprels) for c in SENTENCES]
 
 
 def tree_vectors(sentences: list[SentenceColumns], seed: int = 0) -> np.ndarray:
@@ -74,22 +66,20 @@ def tree_vectors(sentences: list[SentenceColumns], seed: int = 0) -> np.ndarray:
 def probe_scores(vectors: np.ndarray, offsets, training: Training) -> dict[str, float]:
     """UAS of DepProbe and UUAS of the distance probe on held-out EWT sentences, the probes
     trained on the first 400 (the next 50 pick the epoch)."""
-    sentences = ewt_sentences()
-    gold = [Gold.of(c.heads, c.upos, c.deprels) for c in sentences]
 
     def split(indices):
-        return ProbeData(vectors, offsets, gold, list(indices))
+        return ProbeData(vectors, offsets, GOLD, list(indices))
 
-    train, dev, test = split(range(400)), split(range(400, 450)), split(range(450, len(gold)))
+    train, dev, test = split(range(400)), split(range(400, 450)), split(range(450, len(GOLD)))
     counts = Counter()
     probe, _ = train_probe("depprobe", train, dev, training, 1, "cpu")
     for i, output in predictions(probe, test, 32, "cpu"):
         heads = decode_dependencies(*output)
-        counts.update(attachment_counts(*heads, sentences[i].heads, sentences[i].deprels))
-        counts["words"] += len(sentences[i].heads)
+        counts.update(attachment_counts(*heads, SENTENCES[i].heads, SENTENCES[i].deprels))
+        counts["words"] += len(SENTENCES[i].heads)
     probe, _ = train_probe("distance", train, dev, training, 1, "cpu")
     for i, distances in predictions(probe, test, 32, "cpu"):
-        found, edges = uuas_counts(distances, gold[i].distances, sentences[i].upos)
+        found, edges = uuas_counts(distances, GOLD[i].distances, SENTENCES[i].upos)
         counts.update({"uuas_found": found, "uuas_edges": edges})
     return {
         "uas": counts["uas_correct"] / counts["words"],
@@ -102,9 +92,8 @@ UNTRAINED = Training(epochs=1, learning_rate=0.0)
 
 
 def test_probes_recover_a_tree_the_vectors_encode_and_untrained_ones_do_not():
-    sentences = ewt_sentences()
-    vectors = tree_vectors(sentences)
-    offsets = np.cumsum([0] + [len(c.heads) for c in sentences])
+    vectors = tree_vectors(SENTENCES)
+    offsets = np.cumsum([0] + [len(c.heads) for c in SENTENCES])
     trained, untrained = (probe_scores(vectors, offsets, t) for t in (TRAINED, UNTRAINED))
     assert trained["uas"] > 0.8 and trained["uuas"] > 0.8
     assert untrained["uas"] < 0.3 and untrained["uuas"] < 0.3
@@ -120,7 +109,7 @@ def test_a_trained_layer_holds_more_of_the_tree_than_the_embeddings(trained_bert
     lm = load_masked_lm(str(trained_bert))
     last = lm.model.config.num_hidden_layers
     vectors = word_vectors(
-        lm, [c.forms for c in ewt_sentences()], [0, last], tmp_path, key={}, kind="masked",
+        lm, [c.forms for c in SENTENCES], [0, last], tmp_path, key={}, kind="masked",
         bos="prepend", max_tokens=4096,
     )  # fmt: skip
     embeddings = probe_scores(vectors.layer(0), vectors.offsets, TRAINED)

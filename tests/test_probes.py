@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import UD_ROOT, ewt_trees
 from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
@@ -29,15 +29,8 @@ from perturbed_ud.evaluation.probe_metrics import (
 from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
 from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
 from perturbed_ud.evaluation.trees import BASE_RELATIONS, UPOS_TAGS, base_relation, tree_distances
-from perturbed_ud.ud.columns import SentenceColumns
-from perturbed_ud.ud.conllu_io import read_conllu
 
-EWT = UD_ROOT / "UD_English-EWT"
-SENTENCES = [
-    SentenceColumns.from_sentence(s)
-    for name in ("en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu")
-    for s in read_conllu(EWT / name)
-]
+SENTENCES = ewt_trees()
 
 
 def bfs_distances(heads: list[int]) -> np.ndarray:
