@@ -1,5 +1,5 @@
-"""The Python API: ``build``, ``evaluate`` and ``lm_eval_tasks`` with the command line's
-options as keywords.
+"""The Python API: ``build``, ``evaluate``, ``lm_eval_tasks``, ``review`` and
+``review_score`` with the command line's options as keywords.
 
 Each keyword is an option of the matching command, spelled with underscores
 (``--part-fraction`` is ``part_fraction``); a list stands for a comma list or a repeated
@@ -91,6 +91,39 @@ def lm_eval_tasks(
     from .data.lm_eval_tasks import write_tasks
 
     return write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)
+
+
+def review(
+    dataset: str | Path,
+    out: str | Path,
+    *,
+    sample: int = 50,
+    seed: int = 1,
+    configs: list[str] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write the review sheet ``perturbed-ud review DATASET --out OUT`` writes (review.html
+    and review.csv, for native speakers to judge a spud build's nonce sentences); return
+    its folder."""
+    from .evaluation.review import write_sheet
+
+    folder, warnings = write_sheet(dataset, out, sample=sample, seed=seed, configs=configs,
+                                   overwrite=overwrite)  # fmt: skip
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return folder
+
+
+def review_score(marked: str | Path, out: str | Path | None = None):
+    """The grammaticality table ``perturbed-ud review-score MARKED`` prints, as a DataFrame:
+    per language, the grammatical share of the judged sentences and its Wilson interval;
+    with ``out``, also written there as CSV, Markdown and JSON."""
+    from .evaluation.review import score_sheet, write_scores
+
+    table = score_sheet(marked)
+    if out is not None:
+        write_scores(table, marked, out)
+    return table
 
 
 def run_evaluation(task: str, values: dict) -> Path:

@@ -544,5 +544,42 @@ def export_conllu(folder, config, split, out) -> None:
     click.echo(f"wrote {out} ({n} sentences)")
 
 
+@main.command()
+@click.argument("dataset", type=click.Path())
+@click.option("--sample", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Sentences per config, each with a replaced word.")  # fmt: skip
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the draw.")
+@click.option("--config", "configs", multiple=True, callback=_comma_list,
+              help="Configs, comma-separated or repeated (default: all).")  # fmt: skip
+@click.option("--out", required=True, type=click.Path(), help="Folder for the sheet.")
+@click.option("--overwrite", is_flag=True, help="Replace a sheet already in --out.")
+def review(dataset, sample, seed, configs, out, overwrite) -> None:
+    """Write a review sheet of a spud DATASET folder for native speakers: OUT/review.html
+    (each original above its nonce version, replaced words highlighted with UPOS and FEATS)
+    and OUT/review.csv, whose judgement column they fill in. A sentence appears at most once
+    per language; `review-score` reads the marked sheet."""
+    from .api import review as write_review
+
+    folder = write_review(dataset, out, sample=sample, seed=seed, configs=configs,
+                          overwrite=overwrite)  # fmt: skip
+    click.echo(f"wrote {folder / 'review.html'} and {folder / 'review.csv'}")
+
+
+@main.command("review-score")
+@click.argument("marked", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(), help="Folder for grammaticality.csv, .md and .json.")
+def review_score(marked, out) -> None:
+    """The grammatical share per language of a marked review sheet (review.csv), with its
+    Wilson 95 % interval. Judgements: grammatical (g, yes, 1), ungrammatical (u, no, 0),
+    unsure (?); unsure and blank rows are counted but left out of the denominator."""
+    from .evaluation.review import score_sheet, scores_markdown, write_scores
+
+    table = score_sheet(marked)
+    click.echo(scores_markdown(table))
+    if out:
+        for path in write_scores(table, marked, out):
+            click.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":
     main()
