@@ -76,6 +76,7 @@ def test_a_judged_sheet_scores_to_the_counts_and_wilson_intervals_of_an_independ
     for k, row in enumerate(rows):
         row["judgement"] = mark = MARKS[k % len(MARKS)]
         expected.setdefault(row["lang"], Counter())[MEANING[mark.lower()]] += 1
+    rows[0]["note"] = "a note\non two lines"
     # saved again as a European spreadsheet does: semicolons, a byte-order mark
     write_marked(rows, tmp_path / "marked.csv", delimiter=";")
 

@@ -19,6 +19,7 @@ left out of the denominator, as are rows left blank.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections import Counter
@@ -52,7 +53,7 @@ SPELLINGS = {
     "unsure": ("unsure", "?"),
 }
 JUDGEMENTS = {spelling: name for name, spellings in SPELLINGS.items() for spelling in spellings}
-DENOMINATOR = "grammatical / (grammatical + ungrammatical); unsure and blank rows left out"
+SHARE = "grammatical / (grammatical + ungrammatical); unsure and blank rows left out"
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
         dialect = csv.Sniffer().sniff(text.partition("\n")[0], delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel  # one column: the missing ones are named below
-    reader = csv.DictReader(text.splitlines(), dialect=dialect)
+    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
     header = reader.fieldnames or []
     if missing := [c for c in ("item_id", "lang", "judgement") if c not in header]:
         raise InputError(
@@ -310,7 +311,7 @@ def write_scores(table: pd.DataFrame, sheet: str | Path, out: str | Path) -> lis
     ]  # fmt: skip
     document = {
         "sheet": Path(sheet).name, "sheet_sha256": file_sha256(sheet),
-        "grammatical_share": DENOMINATOR, "interval": WILSON, "languages": records,
+        "grammatical_share": SHARE, "interval": WILSON, "languages": records,
     }  # fmt: skip
     write_text(paths[2], json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return paths
@@ -320,5 +321,5 @@ def scores_markdown(table: pd.DataFrame) -> str:
     """The table as Markdown (three decimals) and what its share and interval are."""
     return (
         markdown_table(table.drop(columns="interval"), digits=3)
-        + f"\ngrammatical_share = {DENOMINATOR}; ci_low, ci_high: {WILSON} interval.\n"
+        + f"\ngrammatical_share = {SHARE}; ci_low, ci_high: {WILSON} interval.\n"
     )
