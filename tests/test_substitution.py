@@ -11,7 +11,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, UD_ROOT
+from conftest import SHARED, SHARED_UD, UD_ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -184,21 +184,148 @@ def test_french_synonyms_come_from_the_open_multilingual_wordnet(tmp_path):
         assert copy["feats"][k][i] == orig["feats"][k][i]
 
 
+# La Malfa et al.'s released substitution rule (wordnet_perturbations in
+# generate_perturbations.py), written again here from its logic, for ours to be checked
+# against: the parts of speech of the form's first 10 synsets; their mode (a tie: the one
+# seen first, as Counter.most_common()[0] has it) or their least common (a tie: the one seen
+# last, most_common()[-1]); the lower-cased head name of the first synset of that part of
+# speech that differs from the lower-cased form, else the form.
+PUD = next(f for f in (SHARED_UD / "UD_English-PUD", UD_ROOT / "UD_English-PUD") if f.is_dir())
+RULES = {"mode": False, "least-common": True}  # rule -> the released least_common flag
+FITTING = {"NOUN": "n", "PROPN": "n", "VERB": "v", "AUX": "v", "ADJ": "as", "ADV": "r"}
+COPIES_RELEASED = 10  # the released runs' budget per sentence
+
+
+def released_word(wordnet, form: str, least_common: bool) -> tuple[str, str]:
+    """(new word, its synset's part of speech) as the released code picks it; (form, "")."""
+    synsets = wordnet.synsets(form)
+    counts: dict[str, int] = {}
+    for synset in synsets[:10]:
+        counts[synset.pos()] = counts.get(synset.pos(), 0) + 1
+    if not counts:
+        return form, ""
+    target = min(counts.values()) if least_common else max(counts.values())
+    tied = [pos for pos, n in counts.items() if n == target]  # in the order first seen
+    pos = tied[-1] if least_common else tied[0]
+    for synset in synsets:
+        head = synset.name().split(".")[0].lower()
+        if synset.pos() == pos and head != form.lower():
+            return head, pos
+    return form, ""
+
+
+def rule_statistics(sentences, replaced) -> dict:
+    """From each word's (new word, part of speech): the words changed, the changes whose part
+    of speech fits the word's UPOS (AUX as a verb), and, at τ = 1 with 10 copies (one uniform
+    draw each), the expected no-op draws and sentences whose 10 draws are all no-ops."""
+    changed = fitting = case_only = 0
+    no_op_draws = never_changed = 0.0
+    for cols, words in zip(sentences, replaced, strict=True):
+        same = 0
+        for form, upos, (new, pos) in zip(cols.forms, cols.upos, words, strict=True):
+            same += new == form
+            changed += new != form
+            fitting += new != form and pos in FITTING.get(upos, "")
+            case_only += new != form and new.lower() == form.lower()
+        no_op_draws += COPIES_RELEASED * same / len(cols.forms)
+        never_changed += (same / len(cols.forms)) ** COPIES_RELEASED
+    words = sum(len(cols.forms) for cols in sentences)
+    return {"words": words, "changed": changed, "fitting": fitting, "case_only": case_only,
+            "expected_no_op_draws": no_op_draws,
+            "expected_sentences_never_changed": never_changed}  # fmt: skip
+
+
+def pud_sentences() -> list[SentenceColumns]:
+    return [SentenceColumns.from_sentence(s) for s in read_conllu(next(PUD.glob("*.conllu")))]
+
+
+def released_words(sentences, least_common: bool) -> list[list[tuple[str, str]]]:
+    from perturbed_ud.perturb.wordnet import open_wordnet
+
+    wordnet = open_wordnet(WORDNET)
+    return [[released_word(wordnet, form, least_common) for form in c.forms] for c in sentences]
+
+
 @needs_wordnet
-def test_the_lamalfa2022_protocol_reproduces_the_released_rule(tmp_path):
+@pytest.mark.parametrize("rule", RULES)
+def test_the_released_rule_is_the_released_code_on_every_pud_word(rule):
     from perturbed_ud.perturb.lamalfa2022 import released_synonym
     from perturbed_ud.perturb.wordnet import open_wordnet
 
     reader = open_wordnet(WORDNET)
-    # the released code's own examples: the least common POS wins, no UPOS check
-    assert released_synonym(reader, "dog") == ("chase", "chase.v.01")
-    # in: n 3, s 3, r 1 among its first synsets; r's only head name is "in" itself
-    assert released_synonym(reader, "in") == ("in", "")
-    assert released_synonym(reader, "the") == ("the", "")
+    sentences = pud_sentences()
+    ours = []
+    for cols in sentences:
+        found = [released_synonym(reader, form, rule) for form in cols.forms]
+        ours.append([(word, synset.rsplit(".", 2)[1] if synset else "") for word, synset in found])
+    expected = released_words(sentences, RULES[rule])
+    mismatches = [
+        (form, mine, theirs)
+        for cols, a, b in zip(sentences, ours, expected, strict=True)
+        for form, mine, theirs in zip(cols.forms, a, b, strict=True)
+        if mine != theirs
+    ]
+    assert not mismatches, mismatches[:10]
+    statistics = rule_statistics(sentences, ours)
+    assert statistics == rule_statistics(sentences, expected)
+    assert statistics["case_only"] == 0  # Hill is not "replaced" by hill
+    assert 0 < statistics["fitting"] < statistics["changed"] < statistics["words"]
+    assert released_synonym(reader, "bank", rule)[0] == "depository_financial_institution"
+    dog = {"mode": "frump", "least-common": "chase"}[rule]  # 7 noun synsets, 1 verb synset
+    assert released_synonym(reader, "dog", rule)[0] == dog
+    # in: n 3, s 3, r 1 among its first synsets; mode: the tie goes to n, seen first;
+    # least common: r, whose only head name is "in" itself
+    assert released_synonym(reader, "in", rule) == {
+        "mode": ("inch", "inch.n.01"), "least-common": ("in", "")}[rule]  # fmt: skip
+    assert released_synonym(reader, "the", rule) == ("the", "")
+
+
+@needs_wordnet
+@pytest.mark.full_build
+@pytest.mark.parametrize("rule", RULES)
+def test_a_lamalfa2022_build_of_pud_counts_what_the_released_code_does(tmp_path, rule):
+    """Every drawn word is the released code's choice, and the card's counts are the released
+    rule's: words changed, changes fitting the UPOS, no-op draws, sentences never changed."""
+    sentences = pud_sentences()
+    expected = released_words(sentences, RULES[rule])
+    result = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(PUD.parent), "--langs", "en",
+               "--treebank", f"en={PUD.name}", "--seeds", "1", "--tau", "1",
+               "--copies", str(COPIES_RELEASED), "--protocol", "lamalfa2022",
+               "--wordnet-rule", rule, "--wordnet", str(WORDNET), "--out", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "substitution"
+    manifest = json.loads((folder / "build.json").read_text())
+    entry = manifest["configs"]["en_copos_wordnet_tau1_seed1"]
+    statistics = rule_statistics(sentences, expected)
+    assert (entry["words"], entry["words_changed"], entry["changes_fitting_upos"]) == (
+        statistics["words"], statistics["changed"], statistics["fitting"])  # fmt: skip
+    no_ops, changed = 0, [False] * len(sentences)
+    for copy in range(1, COPIES_RELEASED + 1):
+        perturbed = split(folder, "en_copos_wordnet_tau1_seed1", f"perturbed_{copy}")
+        assert perturbed["sent_id"] == [c.sent_id for c in sentences]
+        for k, ((i,), (new,)) in enumerate(
+            zip(perturbed["replaced_positions"], perturbed["new_words"], strict=True)
+        ):
+            assert new == expected[k][i][0]
+            no_ops += new == sentences[k].forms[i]
+            changed[k] |= new != sentences[k].forms[i]
+    assert entry["unchanged_draws"] == entry["identical_copies"] == no_ops
+    assert entry["unchanged_sentences"] == changed.count(False)
+    assert f"wordnet_rule:{rule}" in manifest["signature"]
+    assert f"`--wordnet-rule {rule}`" in (folder / "README.md").read_text()
+
+
+@needs_wordnet
+def test_the_lamalfa2022_protocol_reproduces_the_released_rule(tmp_path):
     folder = build(tmp_path, "--protocol", "lamalfa2022", "--wordnet", WORDNET)
     manifest = json.loads((folder / "build.json").read_text())
+    assert manifest["family"] == "substitution.copos.v2"
     assert manifest["parameters"]["protocol"] == "lamalfa2022"
+    assert manifest["parameters"]["wordnet_rule"] == "mode"  # the released script's default
     assert "protocol:lamalfa2022" in manifest["signature"]
+    assert "wordnet_rule:mode" in manifest["signature"]
     for tau in TAUS:
         config = f"en_copos_wordnet_tau{tau}_seed1"
         entry = manifest["configs"][config]
@@ -217,6 +344,12 @@ def test_the_lamalfa2022_protocol_reproduces_the_released_rule(tmp_path):
         assert entry["identical_copies"] == identical > 0
         assert entry["unchanged_draws"] == unchanged
     assert "Protocol `lamalfa2022`" in (folder / "README.md").read_text()
+    refused = CliRunner().invoke(
+        main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "en",
+               "--wordnet-rule", "mode", "--wordnet", str(WORDNET), "--out", str(tmp_path / "x")],
+    )  # fmt: skip
+    assert refused.exit_code == 1
+    assert "--wordnet-rule is a rule of the lamalfa2022 protocol only" in refused.output
 
 
 @pytest.fixture(scope="module")

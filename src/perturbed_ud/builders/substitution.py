@@ -22,7 +22,7 @@ from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError
 from ..files import file_sha256
 from ..options import comma_ints, comma_words
-from ..perturb.lamalfa2022 import released_copy
+from ..perturb.lamalfa2022 import RULES, fits_upos, released_copy, released_synonym
 from ..perturb.substitution import (
     METHODS,
     TOO_FEW_ELIGIBLE,
@@ -121,6 +121,12 @@ class SubstitutionSettings(UDSettings):
         signature="protocol",
         default="paper",
     )
+    wordnet_rule: str | None = setting(
+        "lamalfa2022: which part of speech's synsets give the new word, among the form's "
+        "first 10 synsets: mode (the most common, the released script's default) or "
+        "least-common (that of the released logs); default mode. Enters the signature",
+        default=None,
+    )
     wordnet: str | None = setting(
         "the nltk data folder holding WordNet and OMW (default: $PERTURBED_UD_WORDNET, then "
         "nltk's data folders; resolved when the settings are made); its files' digests enter "
@@ -137,7 +143,8 @@ class SubstitutionSettings(UDSettings):
     device: str | None = setting("coco: where the model runs (default: cuda when present)",
                                  default=None)  # fmt: skip
     max_tokens: int = setting("coco: rows × padded length per forward pass", default=16384)
-    version: str = version_setting()
+    # v2: lamalfa2022 compares the form lower-cased and chooses its part of speech by a rule
+    version: str = version_setting("2.0.0")
 
     def __post_init__(self):
         super().__post_init__()
@@ -152,8 +159,16 @@ class SubstitutionSettings(UDSettings):
             raise InputError(
                 f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}"
             )
-        if self.protocol == "lamalfa2022" and self.methods != ("copos_wordnet",):
-            raise InputError("the lamalfa2022 protocol has one method: copos_wordnet")
+        if self.protocol == "lamalfa2022":
+            if self.methods != ("copos_wordnet",):
+                raise InputError("the lamalfa2022 protocol has one method: copos_wordnet")
+            object.__setattr__(self, "wordnet_rule", self.wordnet_rule or RULES[0])
+            if self.wordnet_rule not in RULES:
+                raise InputError(
+                    f"wordnet rule must be one of {', '.join(RULES)}, not {self.wordnet_rule!r}"
+                )
+        elif self.wordnet_rule is not None:
+            raise InputError("--wordnet-rule is a rule of the lamalfa2022 protocol only")
         if "copos_wordnet" in self.methods:  # found (or refused) before anything is written
             object.__setattr__(self, "wordnet", str(wordnet_folder(self.wordnet)))
         if "coco" in self.methods:
@@ -182,6 +197,10 @@ class ConfigStats:
     eligible: int = 0
     identical_copies: int = 0  # lamalfa2022: copies equal to their original
     unchanged_draws: int = 0  # lamalfa2022: drawn words the rule left as they were
+    unchanged_sentences: int = 0  # lamalfa2022: sentences whose every copy is the original
+    words: int = 0  # lamalfa2022: words of the kept sentences
+    words_changed: int = 0  # lamalfa2022: words the rule changes when drawn
+    changes_fitting_upos: int = 0  # lamalfa2022: of those, to a synset fitting their UPOS
 
     def to_dict(self, lang, method, tau, seed, copies) -> dict:
         return {
@@ -196,6 +215,10 @@ class ConfigStats:
             "not_eligible": dict(sorted(self.not_eligible.items())),
             "identical_copies": self.identical_copies,
             "unchanged_draws": self.unchanged_draws,
+            "unchanged_sentences": self.unchanged_sentences,
+            "words": self.words,
+            "words_changed": self.words_changed,
+            "changes_fitting_upos": self.changes_fitting_upos,
         }
 
 
@@ -220,7 +243,7 @@ def _rows(originals, code, lang, copy, results=None) -> dict:
     return rows
 
 
-@FAMILIES.register("substitution.copos.v1")
+@FAMILIES.register("substitution.copos.v2")
 class Substitution(DatasetFamily):
     """Syntax-preserving substitutions (La Malfa et al. 2022): τ words per copy replaced by
     words of the same UPOS and FEATS, k copies per sentence.
@@ -263,29 +286,7 @@ class Substitution(DatasetFamily):
         while chunk := [x for _, x in zip(range(CHUNK_SENTENCES), sentences, strict=False)]:
             originals = [SentenceColumns.from_sentence(x) for x in chunk]
             if s.protocol == "lamalfa2022":
-                reader = open_wordnet(Path(s.wordnet))
-                for tau in s.taus:
-                    configs = [config_name(lang, "copos_wordnet", tau, seed) for seed in s.seeds]
-                    for seed in s.seeds:  # every sentence is kept: τ is a maximum
-                        stats["copos_wordnet", tau, seed].sentences += len(originals)
-                        stats["copos_wordnet", tau, seed].kept += len(originals)
-                    rows = _rows(originals, code, lang, 0)
-                    writer.share(configs, "orig", table(rows, FEATURES))
-                    for seed, config in zip(s.seeds, configs, strict=True):
-                        for copy in copies:
-                            done = [
-                                released_copy(cols, reader, tau, copy,
-                                              KeyedDraws(seed, code, cols.sent_id))
-                                for cols in originals
-                            ]  # fmt: skip
-                            rows = _rows(originals, code, lang, copy, done)
-                            writer.write(config, f"perturbed_{copy}", table(rows, FEATURES))
-                            st = stats["copos_wordnet", tau, seed]
-                            for cols, d in zip(originals, done, strict=True):
-                                st.identical_copies += d.cols.forms == cols.forms
-                                st.unchanged_draws += sum(
-                                    a == b for a, b in zip(d.originals, d.replacements, strict=True)
-                                )
+                _write_released(s, originals, code, lang, copies, writer, stats)
                 continue
             for method, source in sources.items():
                 if method == "coco":
@@ -329,6 +330,7 @@ class Substitution(DatasetFamily):
         return {
             "parameters": {
                 "protocol": s.protocol,
+                **({"wordnet_rule": s.wordnet_rule} if s.wordnet_rule else {}),
                 "methods": ",".join(s.methods),
                 "tau": ",".join(map(str, s.taus)),
                 "copies": s.copies,
@@ -349,6 +351,8 @@ class Substitution(DatasetFamily):
     def signature_extra(self, manifest: dict) -> list[str]:
         files = manifest["resources"]["wordnet"]
         parts = [f"wordnet:{','.join(f['sha256'][:12] for f in files) or 'none'}"]
+        if rule := manifest["parameters"].get("wordnet_rule"):
+            parts.append(f"wordnet_rule:{rule}")
         if lm := manifest["resources"]["masked_lm"]:
             parts.append(f"masked_lm:{lm['model']}@{lm['revision']},beam:{lm['beam']}")
         return parts
@@ -378,9 +382,14 @@ class Substitution(DatasetFamily):
                 f"{lang}: {WORDNET_SOURCES[lang]}" for lang in langs
             )
         if manifest["parameters"].get("protocol") == "lamalfa2022":
-            header += ["identical copies", "unchanged draws"]
+            header += ["words", "changed by the rule", "changes fitting the UPOS",
+                       "unchanged draws", "identical copies",
+                       "sentences never changed"]  # fmt: skip
             for row, c in zip(rows, manifest["configs"].values(), strict=True):
-                row += [c["identical_copies"], c["unchanged_draws"]]
+                row += [c["words"], _share(c["words_changed"], c["words"]),
+                        _share(c["changes_fitting_upos"], c["words_changed"]),
+                        c["unchanged_draws"], c["identical_copies"],
+                        c["unchanged_sentences"]]  # fmt: skip
         return CardText(
             loading_comment="splits orig and perturbed_1..k, aligned by row",
             parameters=build_parameters(manifest),
@@ -420,6 +429,10 @@ model's input; `in_multiword_token`; `fixed_expression`):
             click.option("--protocol", type=click.Choice(PROTOCOLS), default="paper",
                          show_default=True, help="paper, or lamalfa2022: the released code's "
                          "rule (τ a maximum, any word, no POS check or inflection)."),
+            click.option("--wordnet-rule", type=click.Choice(RULES),
+                         help="lamalfa2022: the part of speech whose synsets give the new "
+                         "word, the most common among the form's first 10 synsets (mode, the "
+                         "released default) or the least common (as in the released logs)."),
             click.option("--no-pymorphy", is_flag=True, help="Russian: lexicons only."),
             click.option("--model", help="coco: the masked LM (Hub id or folder)."),
             click.option("--revision", help="coco: the model's Hub revision."),
@@ -468,6 +481,55 @@ def _masked_lm_candidates(settings: SubstitutionSettings):
     return MaskedLMCandidates(lm, settings.beam, settings.max_tokens)
 
 
+def _write_released(
+    s: SubstitutionSettings,
+    originals: list,
+    code: str,
+    lang: str,
+    copies: range,
+    writer,
+    stats: dict,
+) -> None:
+    """One chunk's lamalfa2022 configs: every sentence kept (τ is a maximum), copies equal to
+    their original kept; counted are the words the rule changes, how many of those changes fit
+    the word's UPOS, unchanged draws, identical copies and sentences no copy changes."""
+    reader = open_wordnet(Path(s.wordnet))
+    synsets = [
+        (released_synonym(reader, form, s.wordnet_rule)[1], upos)
+        for cols in originals
+        for form, upos in zip(cols.forms, cols.upos, strict=True)
+    ]
+    changed = [(synset, upos) for synset, upos in synsets if synset]
+    fitting = sum(fits_upos(synset, upos) for synset, upos in changed)
+    for tau in s.taus:
+        configs = [config_name(lang, "copos_wordnet", tau, seed) for seed in s.seeds]
+        writer.share(configs, "orig", table(_rows(originals, code, lang, 0), FEATURES))
+        for seed, config in zip(s.seeds, configs, strict=True):
+            st = stats["copos_wordnet", tau, seed]
+            st.sentences += len(originals)
+            st.kept += len(originals)
+            st.words += len(synsets)
+            st.words_changed += len(changed)
+            st.changes_fitting_upos += fitting
+            touched = [False] * len(originals)
+            for copy in copies:
+                done = [
+                    released_copy(cols, reader, s.wordnet_rule, tau, copy,
+                                  KeyedDraws(seed, code, cols.sent_id))
+                    for cols in originals
+                ]  # fmt: skip
+                rows = _rows(originals, code, lang, copy, done)
+                writer.write(config, f"perturbed_{copy}", table(rows, FEATURES))
+                for k, (cols, d) in enumerate(zip(originals, done, strict=True)):
+                    identical = d.cols.forms == cols.forms
+                    st.identical_copies += identical
+                    touched[k] |= not identical
+                    st.unchanged_draws += sum(
+                        a == b for a, b in zip(d.originals, d.replacements, strict=True)
+                    )
+            st.unchanged_sentences += touched.count(False)
+
+
 def _count(stats: ConfigStats, eligible: list, kept: int) -> None:
     stats.sentences += len(eligible)
     stats.kept += kept
@@ -498,18 +560,34 @@ def _model_line(manifest: dict) -> str:
     )
 
 
+def _share(part: int, whole: int) -> str:
+    return f"{part} ({part / whole:.1%})" if whole else "0"
+
+
+# What each lamalfa2022 rule reads, as the card words it.
+RULE_TEXT = {
+    "mode": "most common among the form's first 10 synsets (a tie: the one seen first; the "
+    "released script's default, `--wordnet-rule mode`)",
+    "least-common": "least common among the form's first 10 synsets (a tie: the one seen "
+    "last; the rule of the released logs, `--wordnet-rule least-common`)",
+}
+
+
 def _protocol_note(manifest: dict) -> str:
     """Under lamalfa2022, how its rows differ from what the description above promises."""
-    if manifest["parameters"].get("protocol") != "lamalfa2022":
+    parameters = manifest["parameters"]
+    if parameters.get("protocol") != "lamalfa2022":
         return ""
-    return """
+    return f"""
 **Protocol `lamalfa2022`: the released code's rule, not the paper's text.** A copy replaces
 m words, m drawn from 1..τ, at positions drawn over all words (punctuation too); the new
-word is the head name of the first synset, of the part of speech least common among the
-form's first 10 synsets, whose head name differs from the form; no UPOS check, no
-inflection, multiword names keep their underscores. A word without such a synset stays as
-it is: `unchanged draws` counts them and `identical copies` the copies equal to their
-original, which this protocol keeps. UPOS, FEATS and the tree are the original's and may
-not fit a replaced word. The default protocol `paper` replaces exactly τ content words by
-words of the same UPOS and FEATS.
+word is the head name of the first synset, of the part of speech
+{RULE_TEXT[parameters["wordnet_rule"]]}, whose head name differs from the form lower-cased;
+no UPOS check, no inflection, multiword names keep their underscores. A word without such a
+synset stays as it is. Per config: the words of the kept sentences, those the rule changes
+when drawn, the share of those changes whose synset's part of speech fits the word's UPOS
+(AUX as a verb), drawn words left as they were (`unchanged draws`), copies equal to their
+original (kept in this protocol) and sentences that no copy changes. UPOS, FEATS and the
+tree are the original's and may not fit a replaced word. The default protocol `paper`
+replaces exactly τ content words by words of the same UPOS and FEATS.
 """
