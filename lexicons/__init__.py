@@ -39,3 +39,21 @@ def english_article_exceptions() -> dict[str, str]:
 def french_no_elision() -> frozenset[str]:
     """French words (lower case) before which there is no elision: h aspiré, onze, oui."""
     return frozenset(line.strip().lower() for line in _data_lines("fr_h_aspire.txt"))
+
+
+@cache
+def closed_class(lang: str) -> dict[str, frozenset[str]]:
+    """UPOS -> closed-class lemmas (case-folded) that treebanks tag with that content UPOS:
+    *too*, *several*, *pouvoir*; empty for a language without a table."""
+    table = load_toml("closed_class.toml").get(lang, {})
+    return {
+        upos: frozenset(lemma.casefold() for lemma in lemmas)
+        for upos, lemmas in table.items()
+        if upos != "source"
+    }
+
+
+def idioms(lang: str) -> tuple[str, ...]:
+    """Multiword expressions of ``lang`` that treebanks do not always mark as such, as
+    space-separated lower-case words (*unter anderem*, *в том числе*)."""
+    return tuple(load_toml("idioms.toml").get(lang, {}).get("idioms", ()))

@@ -157,7 +157,7 @@ def test_every_language_loads_with_one_split_per_construction(dataset, tmp_path)
     assert get_dataset_config_names(str(dataset)) == LANGS
     ds = load_dataset(str(dataset), "fr", cache_dir=str(tmp_path))
     assert list(ds) == CONSTRUCTIONS
-    assert ds["simple_agrmt"].info.version.version_str == "1.0.0"
+    assert ds["simple_agrmt"].info.version.version_str == "2.0.0"
     manifest = json.loads((dataset / "build.json").read_text())
     assert {split: len(d) for split, d in ds.items()} == manifest["configs"]["fr"]["splits"]
     row = ds["prep_anim"][0]
@@ -181,7 +181,7 @@ def test_packaged_languages_load_with_one_split_per_construction(packaged, tmp_p
     for lang in PACKAGED_LANGS:
         ds = load_dataset(str(packaged), lang, cache_dir=str(tmp_path))
         assert list(ds) == CONSTRUCTIONS
-        assert ds["simple_agrmt"].info.version.version_str == "1.0.0"
+        assert ds["simple_agrmt"].info.version.version_str == "2.0.0"
         assert {split: len(d) for split, d in ds.items()} == manifest["configs"][lang]["splits"]
     row = ds["prep_anim"][0]  # Russian
     assert row["pair_id"] == "ru/prep_anim/0-0" and row["item"] == row["template"] - 1 == 0
@@ -239,7 +239,7 @@ def test_positions_pick_out_the_forms_in_both_sentences(built):
 def test_manifest_and_card(dataset):
     manifest = json.loads((dataset / "build.json").read_text())
     card = (dataset / "README.md").read_text()
-    assert manifest["dataset"] == "clams" and manifest["version"] == "1.0.0"
+    assert manifest["dataset"] == "clams" and manifest["version"] == "2.0.0"
     assert manifest["content_sha256"] in card and manifest["signature"] in card
     assert "license: apache-2.0" in card
     assert "Cross-Linguistic Syntactic Evaluation of Word Prediction Models" in card
@@ -268,7 +268,7 @@ def test_manifest_and_card(dataset):
 def test_packaged_manifest_and_card(packaged, packaged_evalsets):
     manifest = json.loads((packaged / "build.json").read_text())
     card = (packaged / "README.md").read_text()
-    assert manifest["dataset"] == "clams" and manifest["version"] == "1.0.0"
+    assert manifest["dataset"] == "clams" and manifest["version"] == "2.0.0"
     assert manifest["content_sha256"] in card and manifest["signature"] in card
     assert manifest["parameters"]["grammar_dir"] == "lexicons/clams"
     assert "license: apache-2.0" in card and "Mueller" in card
@@ -442,10 +442,10 @@ def test_embedded_grammars_are_the_default(tmp_path, monkeypatch):
 @pytest.mark.full_build
 def test_push_dry_run(packaged_built, no_hub):
     built = packaged_built
-    result = cli("push", str(built.folder), "--repo-id", "someone/clams", "--version", "1.0.0",
+    result = cli("push", str(built.folder), "--repo-id", "someone/clams", "--version", "2.0.0",
                  "--dry-run")  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "tag: v1.0.0" in result.stdout
+    assert "tag: v2.0.0" in result.stdout
     assert "licences: every source licence allows publishing" in result.stdout
     assert "  build.json  " in result.stdout and "  README.md  " in result.stdout
     for lang in built.langs:
@@ -456,7 +456,7 @@ def test_push_dry_run(packaged_built, no_hub):
 def test_push_refuses_grammars_of_unknown_licence(french, no_hub):
     manifest = json.loads((french / "build.json").read_text())
     assert manifest["sources"][0]["license"] == "unknown"
-    result = cli("push", str(french), "--repo-id", "someone/clams", "--version", "1.0.0",
+    result = cli("push", str(french), "--repo-id", "someone/clams", "--version", "2.0.0",
                  "--dry-run")  # fmt: skip
     assert result.exit_code == 1
     assert "some source licences forbid or do not clearly allow" in result.stderr

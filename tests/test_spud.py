@@ -33,6 +33,7 @@ from perturbed_ud.perturb.inflection import (
 )
 from perturbed_ud.perturb.nonce import (
     REASONS,
+    RULES,
     Pool,
     build_pool,
     context_key,
@@ -246,7 +247,7 @@ def test_load_dataset_gives_aligned_orig_and_nonce(spud, tmp_path):
     assert list(ds) == ["orig", "nonce"]
     assert len(ds["orig"]) == len(ds["nonce"]) == LIMIT
     assert ds["orig"]["sent_id"][:] == ds["nonce"]["sent_id"][:]
-    assert ds["orig"].info.version.version_str == "2.0.0"
+    assert ds["orig"].info.version.version_str == "3.0.0"
     row = ds["nonce"][0]
     assert len(row["replaced"]) == len(row["forms"]) == len(row["heads"])
     assert row["treebank"] == "en_ewt"
@@ -375,11 +376,16 @@ def test_context_keys():
         ("maison", "maison", "NOUN", "Gender=Fem", 0, "root"),
         ("rouge", "rouge", "ADJ", "Gender=Fem", 3, "amod"),
     ])  # fmt: skip
-    assert context_key("fr", cols, 2) == ("NOUN", "root", ("amod", "amod", "det"))
+    assert context_key("fr", cols, 2) == ("NOUN", "root", ("amod", "amod", "det"), ())
+    assert context_key("fr", cols, 2, rules=RULES["v2"]) == (
+        "NOUN",
+        "root",
+        ("amod", "amod", "det"),
+    )
     assert context_key("en", cols, 2) == context_key("fr", cols, 2)
     assert context_key("fr", cols, 1)[-1] == "before_head"
     assert context_key("fr", cols, 3)[-1] == "after_head"
-    assert context_key("de", cols, 1) == ("ADJ", "amod", ())
+    assert context_key("de", cols, 1) == ("ADJ", "amod", (), ())
 
 
 def test_keyed_order_is_a_deterministic_permutation():
@@ -429,7 +435,7 @@ def test_german_adjectives_keep_their_ending():
 
 def test_nonce_sentence_rules_in_place():
     """le arbre -> l'arbre inside du: the contraction splits into de l'; a/an follows."""
-    pool = Pool({("NOUN", "obl", ("case", "det")): ("arbre", "bateau")})
+    pool = Pool({("NOUN", "obl", ("case", "det"), ()): ("arbre", "bateau")})
     lexicon = Lexicon("test")
     lexicon.add("NOUN", "arbre", "Gender=Masc|Number=Sing", "arbre")
     lexicon.add("NOUN", "bateau", "Gender=Masc|Number=Sing", "bateau")

@@ -15,6 +15,7 @@ name and sha256, never by a path of the machine that built them: both are publis
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from collections import Counter
@@ -31,13 +32,24 @@ from ..data.writer import ParquetSplitWriter, rows_table
 from ..download import cache_dir, fetch_all
 from ..errors import GrammarError, InputError, SourceError
 from ..files import file_sha256
+from ..grammar.ambiguity import AMBIGUOUS, AgreementReadings, finite_word
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MAX_SENTENCES, MinimalPair, minimal_sets
-from ..grammar.morphology import CONFIRMED, CONTRADICTED, UNKNOWN, check_folder
+from ..grammar.morphology import (
+    CONFIRMED,
+    CONTRADICTED,
+    UD_LANGUAGES,
+    UNKNOWN,
+    check_folder,
+    pymorphy_available,
+    ud_files,
+    varied_forms,
+)
 from ..grammar.parser import Grammar
 from ..lexicons import load_toml
 from ..options import comma_words
 from ..registry import FAMILIES
+from ..ud.sources import sample_root
 from .family import DatasetFamily, check_settings, setting, version_setting
 
 NAME = "clams"
@@ -332,13 +344,31 @@ def pair_row(lang: str, pair: MinimalPair, k: int) -> dict:
     }
 
 
-def _generate(writer: ParquetSplitWriter, source: GrammarSource, max_sentences: int) -> dict:
+def agreement_readings(source: GrammarSource, ud_root: str | Path | None) -> AgreementReadings:
+    """The readings the ambiguity check consults for a language: the test and dev files of
+    its treebanks under ``ud_root`` (default: the packaged PUD sample), and pymorphy3 for
+    Russian where it is installed."""
+    lang = source.lang
+    root = sample_root() if ud_root is None else ud_root
+    files = ud_files(lang, root) if lang in UD_LANGUAGES else []
+    words = [form[3] for g in source.grammars.values() for form in varied_forms(g)]
+    return AgreementReadings(files, words, pymorphy=lang == "ru" and pymorphy_available())
+
+
+def _generate(
+    writer: ParquetSplitWriter,
+    source: GrammarSource,
+    max_sentences: int,
+    readings: AgreementReadings | None = None,
+) -> dict:
     """Write a language's splits, `CHUNK_PAIRS` rows at a time; return its manifest entry.
 
-    Every grammar is checked (its size included) before the first row is written.
+    Every grammar is checked (its size included) before the first row is written. With
+    ``readings``, a pair whose bad form agrees with the subject on some reading is refused.
     """
     generated = {name: minimal_sets(g, max_sentences) for name, g in source.grammars.items()}
     splits, sets_per_split, drops, empty = {}, {}, Counter(), []
+    refused, ambiguous_forms = Counter(), set()
     for name, sets in generated.items():
         rows: list[dict] = []
         n_sets = n_rows = 0
@@ -347,6 +377,14 @@ def _generate(writer: ParquetSplitWriter, source: GrammarSource, max_sentences: 
             if not minimal_set.pairs:
                 drops[f"{name}:no_ungrammatical_variant"] += 1
             for k, pair in enumerate(minimal_set.pairs):
+                if readings and (
+                    found := readings.agreeing_source(
+                        finite_word(pair.bad_form, pair.good_form), pair.good_attributes
+                    )
+                ):
+                    refused[f"{name}:{AMBIGUOUS}:{found}"] += 1
+                    ambiguous_forms.add(f"{pair.bad_form} ({found})")
+                    continue
                 rows.append(pair_row(source.lang, pair, k))
                 if len(rows) == CHUNK_PAIRS:
                     writer.write(source.lang, name, rows_table(rows, FEATURES))
@@ -359,12 +397,19 @@ def _generate(writer: ParquetSplitWriter, source: GrammarSource, max_sentences: 
             splits[name] = n_rows
         else:
             empty.append(name)
-    return {
+    entry = {
         "splits": splits,
         "minimal_sets": sets_per_split,
         "drops": dict(sorted(drops.items())),
         "empty_splits": empty,
     }
+    if readings:
+        entry["ambiguity_check"] = {
+            "sources": readings.describe(),
+            "refused": dict(sorted(refused.items())),
+            "forms": sorted(ambiguous_forms),
+        }
+    return entry
 
 
 def form_check(source: GrammarSource, ud_root: str | Path) -> dict:
@@ -375,6 +420,29 @@ def form_check(source: GrammarSource, ud_root: str | Path) -> dict:
         for status in (CONTRADICTED, UNKNOWN)
     }
     return {"confirmed": sum(c.status == CONFIRMED for c in checks), **listed}
+
+
+def _ambiguity_text(configs: dict) -> str:
+    checked = {lang: c["ambiguity_check"] for lang, c in configs.items() if "ambiguity_check" in c}
+    if not checked:
+        return (
+            "No ambiguity check in this build: a bad sentence may have a grammatical reading "
+            "(English *read* is also a past tense)."
+        )
+    lines = []
+    for lang, check in checked.items():
+        sources = ", ".join(f["name"] for f in check["sources"]["ud"]) or "no UD file"
+        if "pymorphy3" in check["sources"]:
+            sources += f", pymorphy3 {check['sources']['pymorphy3']}"
+        refused = ", ".join(f"{k} {n}" for k, n in check["refused"].items()) or "none"
+        forms = ", ".join(check["forms"]) or "none"
+        lines.append(f"- {lang} ({sources}): refused {refused}; forms: {forms}")
+    return (
+        "Ambiguity check: a pair is refused when the finite word of its bad form has a "
+        "reading, in the sources below, that agrees with the subject (its number, or no "
+        "number in another tense: *read*). Refused pairs by construction and source:\n\n"
+        + "\n".join(lines)
+    )
 
 
 def _form_check_text(configs: dict) -> str:
@@ -420,7 +488,14 @@ class ClamsSettings:
         default=False,
     )
     offline: bool = setting("with paper_grammars: read the cache only", default=False)
-    version: str = version_setting()
+    ambiguity_check: bool = setting(
+        "refuse a pair whose bad form has a reading that agrees with the subject (UD "
+        "treebanks of ud_root or the packaged PUD sample; pymorphy3 for Russian)",
+        signature="ambiguity",
+        shown=lambda on: "checked" if on else "off",
+        default=True,
+    )
+    version: str = version_setting("2.0.0")  # v2: pairs with an agreeing bad form refused
 
     def __post_init__(self):
         if self.langs is not None:
@@ -470,7 +545,11 @@ class Clams(DatasetFamily):
         return self._sources
 
     def write(self, source: GrammarSource, writer: ParquetSplitWriter) -> dict:
-        config = _generate(writer, source, self.settings.max_sentences)
+        settings = self.settings
+        readings = (
+            agreement_readings(source, settings.ud_root) if settings.ambiguity_check else None
+        )
+        config = _generate(writer, source, settings.max_sentences, readings)
         if self.settings.ud_root is not None and config["splits"]:
             config["form_check"] = form_check(source, self.settings.ud_root)
         return {"lang": source.lang, "source": source.describe(), "config": config}
@@ -490,12 +569,19 @@ class Clams(DatasetFamily):
         }
 
     def signature_extra(self, manifest: dict) -> list[str]:
-        """The languages and a digest of every grammar file read."""
+        """The languages, a digest of every grammar file read and of the ambiguity check's
+        sources."""
         digest = hashlib.sha256()
         for source in manifest["sources"]:
             for f in source["files"]:
                 digest.update(f"{source['lang']}\t{f['name']}\t{f['sha256']}\n".encode())
-        return [f"langs:{manifest['parameters']['langs']}", f"grammars:{digest.hexdigest()[:16]}"]
+        parts = [f"langs:{manifest['parameters']['langs']}", f"grammars:{digest.hexdigest()[:16]}"]
+        checks = {lang: c["ambiguity_check"]["sources"] for lang, c in manifest["configs"].items()
+                  if "ambiguity_check" in c}  # fmt: skip
+        if checks:
+            readings = hashlib.sha256(json.dumps(checks, sort_keys=True).encode())
+            parts.append(f"readings:{readings.hexdigest()[:16]}")
+        return parts
 
     @classmethod
     def card_text(cls, manifest: dict) -> CardText:
@@ -576,6 +662,8 @@ paper's Table 6 (animate nouns):
 
 {markdown_table(["construction", *langs], set_rows)}
 
+{_ambiguity_text(configs)}
+
 {_form_check_text(configs)}""",
             citation="",
             tags=list(TAGS),
@@ -603,6 +691,9 @@ paper's Table 6 (animate nouns):
                          "CLAMS repository at a pinned commit into the cache."),
             click.option("--offline", is_flag=True,
                          help="With --paper-grammars: use only the cache."),
+            click.option("--no-ambiguity-check", "ambiguity_check", flag_value=False,
+                         default=True, help="Keep pairs whose bad form agrees with the subject "
+                         "on some reading (the released evalsets keep them)."),
         ]  # fmt: skip
 
     @classmethod

@@ -32,7 +32,7 @@ from ..perturb.inflection import (
     RussianParadigms,
     read_lexicon,
 )
-from ..perturb.nonce import REASONS, build_pool, nonce_sentence
+from ..perturb.nonce import DEFAULT_RULES, REASONS, RULES, NonceRules, build_pool, nonce_sentence
 from ..perturb.surface_rules import citation_form, lemma_key
 from ..registry import FAMILIES, RULE_SETS
 from ..rng import KeyedDraws
@@ -270,15 +270,20 @@ def _rows(cols_list: list[SentenceColumns], code: str, lang: str, replaced: list
 
 
 def build_language(
-    inputs: SpudInputs, seeds: tuple[int, ...], selection: Selection, writer: ParquetSplitWriter
+    inputs: SpudInputs,
+    seeds: tuple[int, ...],
+    selection: Selection,
+    writer: ParquetSplitWriter,
+    rules: NonceRules = DEFAULT_RULES,
 ) -> tuple[dict, dict]:
     """Write ``orig`` and every seed's ``nonce`` split of one treebank; return the per-seed
     statistics and what was read."""
     treebank = inputs.treebank
     lang, code = treebank.lang, treebank.code
-    pool = build_pool(
-        lang, (SentenceColumns.from_sentence(s) for f in inputs.pool_files for s in read_conllu(f))
+    pool_sentences = (
+        SentenceColumns.from_sentence(s) for f in inputs.pool_files for s in read_conllu(f)
     )
+    pool = build_pool(lang, pool_sentences, rules)
     inflector = make_inflector(inputs)
     stats = {seed: SeedStats() for seed in seeds}
     orig_types: set[str] = set()
@@ -376,7 +381,13 @@ SPUD_CITATION = """\
 class SpudSettings(UDSettings):
     """Everything that shapes a spud build."""
 
-    version: str = version_setting("2.0.0")  # v2: the paper's pool, context and word rules
+    version: str = version_setting("3.0.0")  # v3: open-class words, valency, expressions
+    rules: str = setting(
+        "v3: open-class words only, numerals and multiword expressions kept, valency in the "
+        "context; v2: every content word, as in the paper (see perturb/nonce.py)",
+        signature="rules",
+        default=DEFAULT_RULES.name,
+    )
     pool_splits: tuple[str, ...] = setting(
         "the splits whose words supply replacement lemmas (those the treebank has); the "
         "paper's test split by default, dev too to widen the pool",
@@ -398,9 +409,11 @@ class SpudSettings(UDSettings):
     def __post_init__(self):
         super().__post_init__()
         check_settings(self, "pool_splits")
+        if self.rules not in RULES:
+            raise InputError(f"unknown rules {self.rules!r}; choose one of {', '.join(RULES)}")
 
 
-@FAMILIES.register("nonce.spud.v2")
+@FAMILIES.register("nonce.spud.v3")
 class Spud(DatasetFamily):
     """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
 
@@ -425,7 +438,8 @@ class Spud(DatasetFamily):
         )  # fmt: skip
 
     def write(self, inputs: SpudInputs, writer: ParquetSplitWriter) -> dict:
-        stats, read = build_language(inputs, self.settings.seeds, self.settings.selection, writer)
+        s = self.settings
+        stats, read = build_language(inputs, s.seeds, s.selection, writer, RULES[s.rules])
         return {"lang": inputs.treebank.lang, "stats": stats, "read": read}
 
     def manifest(self, results: list[dict]) -> dict:
@@ -435,6 +449,7 @@ class Spud(DatasetFamily):
             "parameters": {
                 "seeds": ",".join(map(str, settings.seeds)),
                 "pool_splits": ",".join(settings.pool_splits),
+                "rules": settings.rules,
                 "content_upos": ",".join(CONTENT_ORDER),
             },
             **ud_manifest(settings),
@@ -526,6 +541,10 @@ surface rule adjusted a neighbour:
                          help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD "
                          "files read: a UD treebank (.conllu or a folder), UDLexicons "
                          "(.conllul) or UniMorph (other files)."),
+            click.option("--rules", type=click.Choice(list(RULES)), default=DEFAULT_RULES.name,
+                         show_default=True, help="v3: open-class words only, numerals and "
+                         "multiword expressions kept, valency in the context; v2: every "
+                         "content word, as the paper does."),
             click.option("--no-pymorphy", is_flag=True,
                          help="Russian: inflect from lexicons only."),
         ]  # fmt: skip

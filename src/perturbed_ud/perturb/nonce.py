@@ -8,21 +8,37 @@ follow their head (App. A.2: *grande maison*, *voiture rouge*), so a prenominal 
 replaced only by adjectives seen before their head. UPOS, FEATS, HEAD, DEPREL and DEPS never
 change, so the tree is the original tree.
 
+Two rule sets (`RULES`). ``v2`` is the paper's: every word of a content UPOS is replaceable.
+``v3`` (the default) replaces open-class words only, because a native reader rejects what v2
+does to the rest:
+
+- closed-class words that treebanks tag ADV, ADJ, VERB or NOUN (*too*, *only*, *several*,
+  *pouvoir*, *самый*, *plupart*; `lexicons/closed_class.toml`) are kept and never candidates;
+- numerals in any spelling (digits, NumType, Roman numerals of any UPOS) are kept;
+- words of multiword expressions are kept: both ends of a `fixed`, `flat` or `compound:prt`
+  (and other compound subtypes) relation, and the idioms of `lexicons/idioms.toml` that the
+  treebanks do not annotate (*unter anderem*, *par exemple*, *в том числе*);
+- the context includes what a head selects in its dependents: for clausal ones (csubj,
+  ccomp, xcomp, advcl, acl) their UPOS, VerbForm and `mark`/`case` lemmas (*finir de*
+  + infinitive is not *devoir* + infinitive); for obj, iobj and obl their Case and `case`
+  lemmas (*руководить* + Ins is not *делать* + Acc; *penser à* is not *parler de*); German
+  pronominal adverbs (*darauf*, *dazu*) by lemma.
+
 The pool holds content words only, and no word whose tag belies it: a lemma that the pool
 tags more often with a closed-class UPOS than with a content one is a function word (Russian
 GSD's abbreviation *в.* for *век* is a NOUN, yet inflects to the preposition *в*; AUX *быть*
 as VERB), and a lemma the pool writes or tags as a numeral (digits, UD's NumType, an
 adjective in Roman numerals) is not a word to put in another word's place (Russian GSD tags
-years ADJ). Both are counted by reason in `Pool.left_out`. They stay replaceable themselves,
-by real content lemmas.
+years ADJ). Both are counted by reason in `Pool.left_out`.
 
 Every draw is keyed by (seed, treebank, sent_id, "nonce", word index): the candidate lemmas,
 sorted, are visited in a keyed random order and the first that inflects wins. A content word
 left unchanged is counted by reason: ``no_context_match`` (no other lemma in its context),
 ``no_inflected_form`` (no candidate has a form with its FEATS), ``in_multiword_token``,
 ``fixed_expression`` (a ``fixed`` dependent: *за счёт*, *à cause de* work as one function
-word), or ``clitic`` (French *ne*, an adverb in UD that is a preverbal clitic). Neither of
-the last two is ever a replacement either.
+word), ``clitic`` (French *ne*, an adverb in UD that is a preverbal clitic), and under v3
+``closed_class``, ``numeral`` and ``multiword_expression``. None of the kept words is ever
+a replacement either.
 """
 
 from __future__ import annotations
@@ -31,7 +47,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
+from ..lexicons import closed_class, idioms
 from ..rng import KeyedDraws
 from ..ud.columns import SentenceColumns
 from .inflection import Inflector
@@ -43,10 +61,10 @@ from .surface_rules import (
     drop_form_misc,
     form_condition,
     lemma_key,
-    like_case,
     render_text,
     set_space_after,
     set_text,
+    target_case,
     written_form,
 )
 from .word_order import CONTENT_UPOS
@@ -61,16 +79,56 @@ CLOSED_CLASS_UPOS = frozenset({"ADP", "AUX", "CCONJ", "DET", "NUM", "PART", "PRO
 ROMAN_NUMERAL = re.compile(
     r"(?=[MDCLXVI])M{0,3}(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})(e|er|re|ère|ème)?"
 )
+# Relations whose two ends form one expression (v3): fixed, flat (foreign phrases, dates,
+# titles), and the compound subtypes that make a lexical unit of a verb (phrasal verbs, light
+# verbs, serial verbs, reduplication). Names stay open (*Angela Merkel* -> *Donald Clinton*
+# is still a name), and so do plain noun compounds, which are productive.
+MULTIWORD_SUBTYPES = frozenset({"compound:prt", "compound:lvc", "compound:svc", "compound:redup"})
+CLAUSAL = frozenset({"csubj", "ccomp", "xcomp", "advcl", "acl"})
+OBJECTS = frozenset({"obj", "iobj"})
+# Obliques that treebanks mark as arguments (French GSD *penser à*): adjuncts select nothing.
+SELECTED_OBLIQUES = frozenset({"obl:arg", "obl:agent"})
+MARKERS = frozenset({"mark", "case"})
+# German pronominal adverbs: a verb selects its preposition through them (*bestehen darin*).
+PRONOMINAL_ADVERB = {
+    "de": re.compile(
+        r"(da|hier|wo)r?(an|auf|aus|bei|durch|für|gegen|hinter|in|mit|nach|neben|über|um|"
+        r"unter|von|vor|zu|zwischen)"
+    )
+}
 
 NO_CONTEXT_MATCH = "no_context_match"
 NO_INFLECTED_FORM = "no_inflected_form"
 IN_MULTIWORD_TOKEN = "in_multiword_token"
 FIXED_EXPRESSION = "fixed_expression"
 CLITIC = "clitic"
-REASONS = (NO_CONTEXT_MATCH, NO_INFLECTED_FORM, IN_MULTIWORD_TOKEN, FIXED_EXPRESSION, CLITIC)
-# Why a pool word supplies no candidate lemma.
-FUNCTION_WORD = "function_word"
+CLOSED_CLASS = "closed_class"
 NUMERAL = "numeral"
+MULTIWORD_EXPRESSION = "multiword_expression"
+REASONS = (
+    NO_CONTEXT_MATCH, NO_INFLECTED_FORM, IN_MULTIWORD_TOKEN, FIXED_EXPRESSION, CLITIC,
+    CLOSED_CLASS, NUMERAL, MULTIWORD_EXPRESSION,
+)  # fmt: skip
+# Why a pool word supplies no candidate lemma (besides the reasons a word is kept).
+FUNCTION_WORD = "function_word"
+
+
+@dataclass(frozen=True)
+class NonceRules:
+    """Which content words a rule set keeps, and how much of the context it matches."""
+
+    name: str
+    open_class_only: bool  # closed-class lexicon words kept
+    keep_numerals: bool  # numerals kept, not just kept out of the pool
+    keep_multiword_expressions: bool  # flat, compound:prt …, idioms kept
+    valency: bool  # the context includes what a head selects in its dependents
+
+
+RULES = {
+    "v2": NonceRules("v2", False, False, False, False),
+    "v3": NonceRules("v3", True, True, True, True),
+}
+DEFAULT_RULES = RULES["v3"]
 
 
 def dependents(heads: list[int]) -> list[list[int]]:
@@ -83,65 +141,167 @@ def dependents(heads: list[int]) -> list[list[int]]:
 
 
 def context_key(
-    lang: str, cols: SentenceColumns, i: int, deps: list[list[int]] | None = None
+    lang: str,
+    cols: SentenceColumns,
+    i: int,
+    deps: list[list[int]] | None = None,
+    rules: NonceRules = DEFAULT_RULES,
 ) -> tuple:
-    """(UPOS, DEPREL, dependents' DEPRELs sorted[, side of the head]) of word ``i``."""
-    children = (deps or dependents(cols.heads))[i]
+    """(UPOS, DEPREL, dependents' DEPRELs sorted[, what it selects][, side of the head]) of
+    word ``i``."""
+    deps = deps or dependents(cols.heads)
+    children = deps[i]
     key = (cols.upos[i], cols.deprels[i], tuple(sorted(cols.deprels[j] for j in children)))
+    if rules.valency:
+        key += (tuple(sorted(filter(None, (_selected(lang, cols, j, deps) for j in children)))),)
     if (lang, cols.upos[i]) in HEAD_SIDE and cols.heads[i]:
         key += ("before_head" if i < cols.heads[i] - 1 else "after_head",)
     return key
+
+
+def _selected(lang: str, cols: SentenceColumns, j: int, deps: list[list[int]]) -> tuple | None:
+    """What a head selects in its dependent ``j``, or None where it selects nothing."""
+    relation = cols.deprels[j].split(":")[0]
+    markers = tuple(
+        sorted(cols.lemmas[k].lower() for k in deps[j] if cols.deprels[k].split(":")[0] in MARKERS)
+    )
+    if relation in CLAUSAL:
+        return (cols.deprels[j], cols.upos[j], _feature(cols.feats[j], "VerbForm"), markers)
+    if relation in OBJECTS or cols.deprels[j] in SELECTED_OBLIQUES:
+        case = _feature(cols.feats[j], "Case") if cols.upos[j] != "PRON" else ""
+        return (cols.deprels[j], case, markers) if case or markers else None
+    pronominal = PRONOMINAL_ADVERB.get(lang)
+    if relation == "advmod" and pronominal and pronominal.fullmatch(cols.lemmas[j].lower()):
+        return (cols.deprels[j], cols.lemmas[j].lower())
+    return None
+
+
+def _feature(feats: str, name: str) -> str:
+    prefix = name + "="
+    return next((f[len(prefix) :] for f in feats.split("|") if f.startswith(prefix)), "")
 
 
 def lemma_of(cols: SentenceColumns, i: int) -> str:
     return lemma_or_form(cols.forms[i], cols.lemmas[i])
 
 
-def numeral(cols: SentenceColumns, i: int) -> bool:
+def numeral(cols: SentenceColumns, i: int, *, any_upos: bool = False) -> bool:
     """Written with digits (2013, 1970-х, 18e), an ordinal or multiplicative in UD's NumType
-    (first, erst, once), or an adjective in Roman numerals (XIX век, XXe siècle)."""
+    (first, erst, once), or in Roman numerals (XIX век, XXe siècle): as an adjective, or
+    with ``any_upos`` as any word (*Louis XIV*, *Vatican II*)."""
     return (
         any(c.isdigit() for c in cols.forms[i] + cols.lemmas[i])
         or "NumType=" in cols.feats[i]
-        or (cols.upos[i] == "ADJ" and ROMAN_NUMERAL.fullmatch(cols.forms[i]) is not None)
+        or (
+            (any_upos or cols.upos[i] == "ADJ")
+            and ROMAN_NUMERAL.fullmatch(cols.forms[i]) is not None
+        )
     )
+
+
+def _expression_relation(cols: SentenceColumns, j: int) -> bool:
+    relation = cols.deprels[j]
+    if relation.split(":")[0] == "flat":
+        name = cols.upos[j] == "PROPN" and cols.upos[cols.heads[j] - 1] == "PROPN"
+        return relation != "flat:name" and not name
+    return relation.split(":")[0] == "fixed" or relation in MULTIWORD_SUBTYPES
+
+
+@cache
+def _idioms(lang: str) -> tuple[tuple[str, ...], ...]:
+    key_of = lemma_key(lang)
+    return tuple(tuple(key_of(idiom).lower().split()) for idiom in idioms(lang))
+
+
+def multiword_expression_words(lang: str, cols: SentenceColumns) -> set[int]:
+    """Words in an expression that works as a unit: both ends of a fixed relation, a flat
+    one other than a name, or a `MULTIWORD_SUBTYPES` one, and every word of an idiom of the
+    language's list matched on lower-cased forms or lemmas."""
+    words = set()
+    for j in range(len(cols)):
+        if _expression_relation(cols, j):
+            words.add(j)
+            if cols.heads[j]:
+                words.add(cols.heads[j] - 1)
+    key_of = lemma_key(lang)
+    forms = [key_of(f).lower() for f in cols.forms]
+    lemmas = [key_of(lemma).lower() for lemma in cols.lemmas]
+    for idiom in _idioms(lang):
+        for start in range(len(cols) - len(idiom) + 1):
+            if all(w in (forms[start + k], lemmas[start + k]) for k, w in enumerate(idiom)):
+                words.update(range(start, start + len(idiom)))
+    return words
+
+
+def kept_words(lang: str, cols: SentenceColumns, rules: NonceRules) -> dict[int, str]:
+    """Content words the rules never replace nor take as candidates -> why (multiword tokens
+    aside, which depend on the replacement)."""
+    key_of = lemma_key(lang)
+    clitics = CLITICS.get(lang, frozenset())
+    closed = closed_class(lang) if rules.open_class_only else {}
+    expressions = (
+        multiword_expression_words(lang, cols) if rules.keep_multiword_expressions else set()
+    )
+    kept = {}
+    for i, upos in enumerate(cols.upos):
+        if upos not in CONTENT_UPOS:
+            continue
+        lemma = key_of(lemma_of(cols, i)).casefold()
+        if _fixed(cols, i):
+            kept[i] = FIXED_EXPRESSION
+        elif lemma in clitics:
+            kept[i] = CLITIC
+        elif rules.keep_numerals and numeral(cols, i, any_upos=True):
+            kept[i] = NUMERAL
+        elif lemma in closed.get(upos, ()):
+            kept[i] = CLOSED_CLASS
+        elif i in expressions:
+            kept[i] = MULTIWORD_EXPRESSION
+    return kept
 
 
 @dataclass
 class Pool:
     """Context -> the distinct candidate lemmas seen in it, sorted; and how many content
-    words of the pool supplied no candidate, by reason (`FUNCTION_WORD`, `NUMERAL`)."""
+    words of the pool supplied no candidate, by reason."""
 
     contexts: dict[tuple, tuple[str, ...]]
     left_out: dict[str, int] = field(default_factory=dict)
+    rules: NonceRules = DEFAULT_RULES
 
     def __len__(self) -> int:
         return len(self.contexts)
 
 
-def build_pool(lang: str, sentences: Iterable[SentenceColumns]) -> Pool:
-    """The candidate lemmas of the content words of ``sentences``, by context: no fixed
-    expression, clitic, function word, or lemma written or tagged as a numeral anywhere in
-    the pool (GSD has XXe with and without NumType). ``left_out`` counts pool words."""
+def build_pool(
+    lang: str, sentences: Iterable[SentenceColumns], rules: NonceRules = DEFAULT_RULES
+) -> Pool:
+    """The candidate lemmas of the content words of ``sentences``, by context: no word the
+    rules keep, no function word, no lemma written or tagged as a numeral anywhere in the
+    pool (GSD has XXe with and without NumType). ``left_out`` counts pool words."""
     key_of = lemma_key(lang)
-    clitics = CLITICS.get(lang, frozenset())
     seen: dict[tuple, set[str]] = {}
     words: Counter = Counter()  # lemma -> content words that could be candidates
     tags: dict[str, Counter] = {}  # lemma -> {True: closed-class words, False: content words}
     numerals: set[str] = set()
+    kept_out: Counter = Counter()
     for cols in sentences:
         deps = dependents(cols.heads)
+        kept = kept_words(lang, cols, rules)
         for i, upos in enumerate(cols.upos):
             lemma = key_of(lemma_of(cols, i))
             closed = upos in CLOSED_CLASS_UPOS
             if closed or upos in CONTENT_UPOS:
                 tags.setdefault(lemma, Counter())[closed] += 1
-            if upos not in CONTENT_UPOS or lemma.lower() in clitics or _fixed(cols, i):
+            if upos not in CONTENT_UPOS:
                 continue
             if numeral(cols, i):
                 numerals.add(lemma)
+            if i in kept:
+                kept_out[kept[i]] += 1
+                continue
             words[lemma] += 1
-            seen.setdefault(context_key(lang, cols, i, deps), set()).add(lemma)
+            seen.setdefault(context_key(lang, cols, i, deps, rules), set()).add(lemma)
     function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
     function_words -= numerals
     contexts = {}
@@ -150,9 +310,13 @@ def build_pool(lang: str, sentences: Iterable[SentenceColumns]) -> Pool:
             contexts[key] = tuple(sorted(candidates))
     left_out = {
         FUNCTION_WORD: sum(words[lemma] for lemma in function_words),
-        NUMERAL: sum(words[lemma] for lemma in numerals),
+        NUMERAL: sum(words[lemma] for lemma in numerals) + kept_out[NUMERAL],
     }
-    return Pool(contexts, left_out)
+    if rules.open_class_only:
+        left_out[CLOSED_CLASS] = kept_out[CLOSED_CLASS]
+    if rules.keep_multiword_expressions:
+        left_out[MULTIWORD_EXPRESSION] = kept_out[MULTIWORD_EXPRESSION]
+    return Pool(contexts, left_out, rules)
 
 
 def _fixed(cols: SentenceColumns, i: int) -> bool:
@@ -191,24 +355,24 @@ def nonce_sentence(
     new = cols.copy()
     result = NonceSentence(new, [False] * len(cols))
     key_of = lemma_key(lang)
-    clitics = CLITICS.get(lang, frozenset())
     deps = dependents(cols.heads)
+    kept = kept_words(lang, cols, pool.rules)
     in_token = {i: (a, b) for a, b, _ in cols.mwt_spans() for i in range(a, b + 1)}
     for i, upos in enumerate(cols.upos):
         if upos not in CONTENT_UPOS:
             continue
-        if _fixed(cols, i):
+        if kept.get(i) == FIXED_EXPRESSION:
             result.reasons.append((upos, FIXED_EXPRESSION))
             continue
         if i in in_token and not can_respell(lang, cols, *in_token[i], i):
             result.reasons.append((upos, IN_MULTIWORD_TOKEN))
             continue
-        own = key_of(lemma_of(cols, i)).casefold()
-        if own in clitics:
-            result.reasons.append((upos, CLITIC))
+        if i in kept:
+            result.reasons.append((upos, kept[i]))
             continue
+        own = key_of(lemma_of(cols, i)).casefold()
         candidates = tuple(
-            lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps), ())
+            lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps, pool.rules), ())
             if lemma.casefold() != own
         )  # fmt: skip
         if not candidates:
@@ -220,7 +384,7 @@ def nonce_sentence(
             if found:
                 form, source = found
                 form = written_form(lang, form)
-                new.forms[i] = like_case(cols.forms[i], form)
+                new.forms[i] = target_case(cols, i, form)
                 new.lemmas[i] = lemma
                 new.misc[i] = drop_form_misc(cols.misc[i])
                 if cols.forms[i].endswith(APOSTROPHES) and not form.endswith(APOSTROPHES):

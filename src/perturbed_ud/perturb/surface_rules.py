@@ -63,6 +63,25 @@ def like_case(original: str, new: str) -> str:
     return new
 
 
+def _all_caps(word: str) -> bool:
+    return sum(c.isalpha() for c in word) > 1 and word.isupper()
+
+
+def target_case(cols: SentenceColumns, i: int, new: str) -> str:
+    """The replacement of word ``i`` with the capitals that belong to the position, not to
+    the replaced word: ALL CAPS only in a shouted sentence (an acronym passes none on:
+    *WLAN* -> *Problem*, *США* -> *Пулов* only sentence-initially), Capitalised as the
+    original was."""
+    original = cols.forms[i]
+    if not _all_caps(original):
+        return like_case(original, new)
+    words = [f for f in cols.forms if sum(c.isalpha() for c in f) > 1]
+    if 2 * sum(map(_all_caps, words)) > len(words):
+        return new.upper()
+    first = next(k for k, upos in enumerate(cols.upos) if upos != "PUNCT" or k == i)
+    return new[:1].upper() + new[1:] if i == first else new
+
+
 def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
     """A word's form as a lexicon entry: sentence-initial or shouted capitals undone where
     the lemma is lower case; Arabic without diacritics, with the article's alif that the
@@ -215,9 +234,9 @@ def _initialism(word: str) -> bool:
     return 1 < len(word) <= 3 or (len(word) <= 5 and not set(word) & set("AEIOUY"))
 
 
-@RULE_SETS.register("nonce.spud.surface.en.v1", short="en")
+@RULE_SETS.register("nonce.spud.surface.en.v2", short="en")
 def english_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
-    """a/an before a replaced word."""
+    """a/an before a replaced word; the possessive after a replaced possessor."""
     for i, form in enumerate(cols.forms):
         if form.lower() not in ("a", "an") or cols.upos[i] != "DET":
             continue
@@ -228,6 +247,23 @@ def english_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) 
         if article != form.lower():
             _set_form(cols, i, like_case(form, article))
             counts["a_an"] += 1
+    _english_possessives(cols, replaced, counts)
+
+
+def _english_possessives(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """A bare apostrophe after a plural in -s (*parents'*), 's after any other possessor
+    (*children's*, *dog's*): a replaced possessor may change which one it takes."""
+    for i, form in enumerate(cols.forms):
+        owner = cols.heads[i] - 1
+        if cols.upos[i] != "PART" or form not in (*APOSTROPHES, *(a + "s" for a in APOSTROPHES)):
+            continue
+        if owner < 0 or owner >= i or not replaced[owner]:
+            continue
+        bare = "Number=Plur" in cols.feats[owner] and cols.forms[owner].lower().endswith("s")
+        want = form[0] if bare else form[0] + "s"
+        if want != form:
+            _set_form(cols, i, want)
+            counts["possessive"] += 1
 
 
 # --- French ----------------------------------------------------------------------------------
@@ -336,17 +372,35 @@ def _layout_misc(misc: str) -> str:
 _RUSSIAN_VOWELS = set("аоуэиы")
 
 
-@RULE_SETS.register("nonce.spud.surface.ru.v1", short="ru")
+# Russian prepositions with a vowel variant, and when the next word asks for it: об before a
+# vowel; со, во before a cluster that starts like the preposition (со словарём, во власти).
+_RUSSIAN_VARIANTS = {"о": "об", "с": "со", "в": "во"}
+_RUSSIAN_CLUSTER_START = {"с": "сзшжщ", "в": "вф"}
+
+
+def _russian_variant(preposition: str, word: str) -> str:
+    word = word.lower()
+    if preposition == "о":
+        return "об" if word[:1] in _RUSSIAN_VOWELS else "о"
+    starts = _RUSSIAN_CLUSTER_START[preposition]
+    cluster = len(word) > 1 and word[0] in starts and word[1].isalpha()
+    cluster = cluster and word[1] not in _RUSSIAN_VOWELS | set("еёюяьъ")
+    return _RUSSIAN_VARIANTS[preposition] if cluster else preposition
+
+
+@RULE_SETS.register("nonce.spud.surface.ru.v2", short="ru")
 def russian_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
-    """о/об before a replaced word."""
+    """о/об, с/со and в/во before a replaced word. The lexical vowel forms (*во сне*, *со
+    лба*) belong to the nouns they precede, so a replaced noun takes the regular form."""
     for i in range(len(cols) - 1):
         low = cols.forms[i].lower()
-        if cols.upos[i] != "ADP" or low not in ("о", "об") or not replaced[i + 1]:
+        base = next((b for b, v in _RUSSIAN_VARIANTS.items() if low in (b, v)), None)
+        if cols.upos[i] != "ADP" or base is None or not replaced[i + 1]:
             continue
-        want = "об" if cols.forms[i + 1][:1].lower() in _RUSSIAN_VOWELS else "о"
+        want = _russian_variant(base, cols.forms[i + 1])
         if want != low:
             _set_form(cols, i, like_case(cols.forms[i], want))
-            counts["o_ob"] += 1
+            counts["o_ob" if base == "о" else f"{base}_{_RUSSIAN_VARIANTS[base]}"] += 1
 
 
 @RULE_SETS.register("nonce.spud.surface.ar.v2", short="ar")
