@@ -9,10 +9,11 @@ from collections import Counter, deque
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import torch
 from click.testing import CliRunner
-from conftest import UD_ROOT, ewt_trees
+from conftest import SHARED_UD, UD_ROOT, ewt_trees
 from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
@@ -28,7 +29,10 @@ from perturbed_ud.evaluation.probe_metrics import (
 )
 from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
 from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
+from perturbed_ud.evaluation.probing import COLUMNS, PROTOCOLS, Sentences
 from perturbed_ud.evaluation.trees import BASE_RELATIONS, UPOS_TAGS, base_relation, tree_distances
+from perturbed_ud.ud.columns import SentenceColumns
+from perturbed_ud.ud.conllu_io import read_conllu
 
 SENTENCES = ewt_trees()
 
@@ -223,6 +227,12 @@ def test_probe_runs_on_a_spud_build_original_against_nonce(spud, tmp_path, tiny_
     )
     assert results["metrics"]["treebanks"]["en"]["code"] == "en_ewt"
     assert (tmp_path / "run" / "probe_summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (graphs,) = results["metrics"]["gold_graphs"]  # whole trees: nothing lost
+    assert graphs["sentences"] == 40 and graphs["tree_edges"] > 500
+    assert {key: value for key, value in graphs.items()
+            if key.startswith(("disconnected", "edges_lost"))} == dict.fromkeys(
+        ("disconnected", "disconnected_by_cut", "disconnected_by_word1_head",
+         "edges_lost_to_cut", "edges_lost_to_word1_head"), 0)  # fmt: skip
     assert {t["probe_seed"] for t in results["metrics"]["training"]} == {1, 2}
 
 
@@ -283,6 +293,94 @@ def test_the_released_gold_trees_lose_every_edge_headed_by_word_1():
     assert 0.2 < disconnected / len(SENTENCES) < 0.6
 
 
+def released_reader(lines: list[str], lowest_head: int = 1) -> tuple[list[str], np.ndarray]:
+    """The released data.py's conll2matrix on a sentence's token lines, written again from its
+    logic: the first 20 lines; a line whose ID is not a whole number (a multiword token, an
+    empty node) counts but is skipped; an edge where ``lowest_head <= HEAD-1 < 20`` (1: the
+    released off-by-one; 0: mended); Floyd-Warshall over 20 ids with 999, then 999 -> 0."""
+    words, distances = [], np.full((20, 20), 999)
+    for line in lines[:20]:
+        cols = line.split("\t")
+        if not cols[0].isdigit():
+            continue
+        words.append(cols[1])
+        child, head = int(cols[0]) - 1, int(cols[6]) - 1
+        if lowest_head <= head < 20:
+            distances[child, head] = distances[head, child] = 1
+    np.fill_diagonal(distances, 0)
+    for k in range(20):
+        distances = np.minimum(distances, distances[:, [k]] + distances[[k], :])
+    distances[distances >= 999] = 0
+    return words, distances
+
+
+def token_lines(cols: SentenceColumns) -> list[str]:
+    return [line for line in cols.to_lines() if not line.startswith("#")]
+
+
+def released_gold_graphs(sentences: list[SentenceColumns]) -> dict:
+    """Per the released reader, what the gold graphs lack (probing.GOLD_GRAPH_COUNTS): a
+    graph disconnected even with the off-by-one mended is the cut's doing."""
+    counts = dict.fromkeys(("sentences", "disconnected", "disconnected_by_cut",
+                            "disconnected_by_word1_head", "tree_edges", "edges_lost_to_cut",
+                            "edges_lost_to_word1_head"), 0)  # fmt: skip
+    for cols in sentences:
+        words, released = released_reader(token_lines(cols))
+        mended = released_reader(token_lines(cols), lowest_head=0)[1]
+        n = len(words)
+        off_diagonal = ~np.eye(n, dtype=bool)
+        disconnected = bool((released[:n, :n][off_diagonal] == 0).any())
+        by_cut = bool((mended[:n, :n][off_diagonal] == 0).any())
+        edges = sum(h != 0 for h in cols.heads)
+        word1 = sum(h == 1 for h in cols.heads[:n])
+        kept = int(np.triu(released[:n, :n] == 1).sum())
+        found = {"sentences": 1, "disconnected": disconnected, "disconnected_by_cut": by_cut,
+                 "disconnected_by_word1_head": disconnected and not by_cut, "tree_edges": edges,
+                 "edges_lost_to_cut": edges - kept - word1,
+                 "edges_lost_to_word1_head": word1}  # fmt: skip
+        for key, value in found.items():
+            counts[key] += value
+    return counts
+
+
+def lamalfa2022_sentences(sentences: list[SentenceColumns]) -> Sentences:
+    columns = ([getattr(c, name) for c in sentences] for name in COLUMNS)
+    return Sentences.of(*columns, PROTOCOLS["lamalfa2022"])
+
+
+UD_SAMPLES = [
+    UD_ROOT / "UD_English-PUD" / "en_pud-ud-test.conllu",
+    *(UD_ROOT / "UD_English-EWT" / f"en_ewt-ud-{split}.conllu" for split in ("dev", "test")),
+]
+
+
+def test_the_released_cut_counts_multiword_token_and_empty_node_lines():
+    """lamalfa2022 keeps the words among a sentence's first 20 lines (``3-4 du`` counts) and
+    the released reader's 20 × 20 gold grid, as the reader written again here has them."""
+    sentences = [SentenceColumns.from_sentence(s) for path in UD_SAMPLES for s in read_conllu(path)]
+    cut = lamalfa2022_sentences(sentences)
+    shorter = 0
+    for i, cols in enumerate(sentences):
+        words, grid = released_reader(token_lines(cols))
+        assert cut.forms[i] == words, cols.sent_id
+        assert (lamalfa2022.released_grid(cut.heads[i]) == grid).all(), cols.sent_id
+        shorter += len(words) < min(len(cols.forms), 20)
+    assert shorter > 20  # multiword tokens and empty nodes among the first 20 lines
+
+
+def test_most_pud_gold_graphs_are_disconnected_by_the_cut_not_the_word_1_bug():
+    from perturbed_ud.evaluation.probing import gold_graph_losses
+
+    pud = next(f for f in (SHARED_UD / "UD_English-PUD", UD_ROOT / "UD_English-PUD") if f.is_dir())
+    sentences = [SentenceColumns.from_sentence(s) for s in read_conllu(next(pud.glob("*.conllu")))]
+    counts = Counter()
+    for cols, gold in zip(sentences, lamalfa2022_sentences(sentences).gold, strict=True):
+        counts.update(gold_graph_losses(cols.heads, gold))
+    assert dict(counts) == released_gold_graphs(sentences)
+    assert counts["disconnected_by_cut"] > 2 * counts["disconnected_by_word1_head"] > 0
+    assert counts["edges_lost_to_cut"] > 10 * counts["edges_lost_to_word1_head"] > 0
+
+
 def test_the_released_metrics_count_padding_cells():
     """Gold distances score SDR and cell UUAS 1.0; predicting 0 everywhere still scores
     the padding and diagonal cells, so SDR rewards short sentences."""
@@ -325,6 +423,12 @@ def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(
     assert set(results["metrics"]["departures_from_correct_definitions"]) >= set(summary.index)
     scored = pd.read_parquet(tmp_path / "run" / "probe_sentences.parquet")
     assert scored["words"].max() == 20 and (scored["cells"].dropna() == 400).all()
+    orig = pq.read_table(next((folder / "en_seed1").glob("orig-*.parquet"))).to_pylist()
+    expected = released_gold_graphs([SentenceColumns.from_row(row) for row in orig])
+    assert results["metrics"]["gold_graphs"] == [{"config": "en_seed1", "lang": "en", **expected}]
+    assert expected["disconnected"] > 0 and expected["edges_lost_to_cut"] > 0
+    table = (tmp_path / "run" / "probe_gold_graphs.md").read_text()
+    assert "disconnected_by_cut" in table and "en_seed1" in table
     depprobe = CliRunner().invoke(
         main, ["evaluate", "probe", "--dataset", str(folder), "--model", str(tiny_bert),
                "--protocol", "lamalfa2022", "--probes", "depprobe", "--out", str(tmp_path / "d")],

@@ -340,7 +340,7 @@ def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
     type=click.Choice(["paper", "lamalfa2022"]),
     default="paper",
     show_default=True,
-    help="lamalfa2022: the released code's labels and metrics (20 words, layers -5,-9, "
+    help="lamalfa2022: the released code's labels and metrics (20 lines, layers -5,-9, "
     "broken definitions named in the results).",
 )
 @click.option(

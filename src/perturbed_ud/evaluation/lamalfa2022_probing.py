@@ -5,16 +5,21 @@ Several of those definitions are broken. They are reproduced, not mended, and ev
 row names what is wrong with its metric (`DEFINITIONS`); the default protocol uses Hewitt &
 Manning's definitions on whole, correct trees. Reproduced:
 
-- sentences cut to their first 20 words; layers ``hidden_states[-5]`` and ``[-9]`` (the
+- sentences cut to the words among their first 20 lines, where a multiword token's line
+  (``3-4 du``) and an empty node's count too; layers ``hidden_states[-5]`` and ``[-9]`` (the
   paper's "#5" and "#9");
-- gold distances with the released off-by-one: an edge is kept only where its head is word
-  2..20, so every edge headed by word 1 is lost, and words left unreachable are at
-  distance 0, like the diagonal and the padding;
-- the root is the word with the smallest HEAD; the depth is the tree's, its longest path
-  from that root;
+- gold distances over the 20 × 20 grid of word ids 1..20, with the released off-by-one: a
+  kept word's edge is kept only where its head is word 2..20, so every edge headed by word 1
+  is lost, as is every edge headed beyond word 20 (a head among words 2..20 but past the
+  cut stays in the grid, a node without a word); words left unreachable are at distance 0,
+  like the diagonal and the padding;
+- the root is the word with the smallest HEAD; the depth is the longest path from it in
+  that grid;
 - metrics on the 20 × 20 grid (20 slots for tags), padding included.
 
-Not reproduced: the inputs (the released code gives BERT whole words through
+Not reproduced: the root's slot where a multiword token or empty node comes before the
+root (the released reader gives its position in lines, where the slots hold words), and
+the depth read from that slot; the inputs (the released code gives BERT whole words through
 ``convert_tokens_to_ids``, without special tokens, so many become [UNK]; here the tokenizer
 cuts words as usual), the probes (a 3-layer network over the flattened sentence; here the
 per-word probes), its tag set (the 20 % most frequent XPOS tags; here UPOS) and its 90/10
@@ -23,6 +28,7 @@ split of one treebank.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +41,7 @@ from .probe_metrics import MetricSet
 from .probes import Gold
 from .trees import UPOS_TAGS
 
-MAX_WORDS = 20
+MAX_WORDS = 20  # the released maxlen: lines read per sentence, slots of the grid
 GRID = MAX_WORDS * MAX_WORDS
 LAYERS = (-5, -9)
 PROBES = ("distance", "depth", "pos", "root")
@@ -49,7 +55,10 @@ METRICS = MetricSet(
         "pos_acc": ("pos_correct_padded", "slots"),
     }
 )
-DAMAGED = "against the released gold trees (edges headed by word 1 lost, unreachable pairs at 0)"
+DAMAGED = (
+    "against the released gold trees (edges headed by word 1 or past word 20 lost, unreachable "
+    "pairs at 0)"
+)
 DEFINITIONS = {
     "sdr": "cells of the 20 × 20 grid whose rounded predicted distance equals the gold, "
     f"padding cells included (0 in both), {DAMAGED}",
@@ -65,15 +74,37 @@ DEFINITIONS = {
 }
 
 
-def damaged_distances(heads: Sequence[int]) -> np.ndarray:
-    """Path lengths between the first 20 words as the released ``data.py`` computes them."""
+def words_kept(words: int, multiword_tokens: Sequence[dict], empty_nodes: Sequence[dict]) -> int:
+    """How many words of a sentence the released reader keeps: those among its first 20
+    lines, a multiword token's line coming before its first word, an empty node ``N.k``
+    after word N."""
+    extra_lines = Counter(int(t["id"].split("-")[0]) - 1 for t in multiword_tokens)
+    extra_lines.update(int(node["id"].split(".")[0]) for node in empty_nodes)
+    line = 0
+    for word in range(words):
+        line += extra_lines[word] + 1
+        if line > MAX_WORDS:
+            return word
+    return words
+
+
+def released_grid(heads: Sequence[int]) -> np.ndarray:
+    """The released ``data.py``'s 20 × 20 gold distances between word ids 1..20, from the
+    heads of the kept words."""
     parents = np.asarray(heads[:MAX_WORDS], dtype=np.int64) - 1
-    n = len(parents)
-    child = np.flatnonzero((parents > 0) & (parents < n))
-    graph = coo_array((np.ones(len(child)), (child, parents[child])), shape=(n, n)).tocsr()
+    child = np.flatnonzero((parents > 0) & (parents < MAX_WORDS))
+    graph = coo_array(
+        (np.ones(len(child)), (child, parents[child])), shape=(MAX_WORDS, MAX_WORDS)
+    ).tocsr()
     distances = shortest_path(graph, directed=False, unweighted=True)
     distances[np.isinf(distances)] = 0
     return distances.astype(np.int64)
+
+
+def damaged_distances(heads: Sequence[int]) -> np.ndarray:
+    """Path lengths between the kept words as the released ``data.py`` computes them."""
+    n = min(len(heads), MAX_WORDS)
+    return released_grid(heads)[:n, :n]
 
 
 def gold(heads: Sequence[int], upos: Sequence[str], deprels: Sequence[str]) -> Gold:
@@ -91,7 +122,7 @@ def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) 
     """One sentence's metric columns, as the released ``p1/t1/r1/d1_metrics.py``; the
     distance probe also keeps its grid cells for the pooled Spearman."""
     if probe == "distance":
-        predicted, truth = _grid(output), _grid(gold.distances)
+        predicted, truth = _grid(output), released_grid(gold_heads)
         rounded, ones = np.rint(predicted), truth == 1
         return {
             "sdr_equal": int((rounded == truth).sum()),
@@ -102,7 +133,8 @@ def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) 
             "cells_gold": truth.ravel().tolist(),
         }
     if probe == "depth":
-        return {"depth_correct": int(np.rint(output.max()) == gold.depths.max())}
+        depth = released_grid(gold_heads)[gold.root].max()
+        return {"depth_correct": int(np.rint(output.max()) == depth)}
     if probe == "pos":
         tags = [UPOS_TAGS[k] for k in output.argmax(axis=1)]
         right = sum(a == b for a, b in zip(tags, upos, strict=True))

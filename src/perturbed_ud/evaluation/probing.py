@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.sparse.csgraph import connected_components
 
 from .. import __version__
 from ..errors import InputError
@@ -50,22 +52,23 @@ from .probes import PROBES, Gold, ProbeData, Training, predictions, train_probe
 from .runner import evaluation, finish, records, run_header, say, start_run
 from .sentence_scores import KindSettings
 from .stats import BOOTSTRAP_SEED, _percentiles, bootstrap_name
-from .summary import write_table
+from .summary import markdown_table, write_table
 from .trees import UPOS_TAGS
 from .word_vectors import hidden_layers, word_vectors
 
-COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels")
+COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 HELD_OUT = 0.1  # of the training sentences, when the development split is the training split
 
 
 @dataclass(frozen=True)
 class ProbeProtocol:
     """What a protocol fixes: its probes and default layers, how many words of a sentence
-    are kept, the gold labels of a sentence, and how its metrics are computed."""
+    are kept (from its word count, multiword tokens and empty nodes), the gold labels of a
+    sentence, and how its metrics are computed."""
 
     probes: tuple[str, ...]
     layers: tuple[int, ...]
-    max_words: int | None
+    words_kept: Callable[[int, list, list], int]
     labels: Callable[..., Gold]
     sentence_metrics: Callable[..., dict]
     metrics: MetricSet
@@ -125,11 +128,18 @@ class Sentences:
     gold: list[Gold | None]
 
     @classmethod
-    def of(cls, ids, forms, upos, heads, deprels, protocol: ProbeProtocol) -> Sentences:
-        """Sentences cut to the protocol's length, with its gold labels."""
-        cut = slice(protocol.max_words)
+    def of(
+        cls, ids, forms, upos, heads, deprels, multiword_tokens, empty_nodes,
+        protocol: ProbeProtocol,
+    ) -> Sentences:  # fmt: skip
+        """Sentences cut to the words the protocol keeps, with its gold labels."""
+        kept = [
+            protocol.words_kept(len(f), t, e)
+            for f, t, e in zip(forms, multiword_tokens, empty_nodes, strict=True)
+        ]
         forms, upos, heads, deprels = (
-            [list(sentence)[cut] for sentence in column] for column in (forms, upos, heads, deprels)
+            [list(sentence)[:n] for sentence, n in zip(column, kept, strict=True)]
+            for column in (forms, upos, heads, deprels)
         )
         gold = []
         for h, u, d in zip(heads, upos, deprels, strict=True):
@@ -157,10 +167,7 @@ def _ud_sentences(treebank, limit: int | None, protocol: ProbeProtocol) -> Sente
             columns.append(SentenceColumns.from_sentence(sentence))
             if limit is not None and len(columns) >= limit:
                 break
-    return Sentences.of(
-        [c.sent_id for c in columns], [c.forms for c in columns], [c.upos for c in columns],
-        [c.heads for c in columns], [c.deprels for c in columns], protocol,
-    )  # fmt: skip
+    return Sentences.of(*([getattr(c, name) for c in columns] for name in COLUMNS), protocol)
 
 
 def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> tuple:
@@ -210,14 +217,57 @@ def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) 
     return attachment_counts(heads, relations, gold_heads, deprels)
 
 
+def every_word(words: int, multiword_tokens: list, empty_nodes: list) -> int:
+    return words
+
+
 PROTOCOLS = {
-    "paper": ProbeProtocol(PROBES, (), None, Gold.of, sentence_metrics, HEWITT_MANNING),
+    "paper": ProbeProtocol(PROBES, (), every_word, Gold.of, sentence_metrics, HEWITT_MANNING),
     "lamalfa2022": ProbeProtocol(
-        lamalfa2022.PROBES, lamalfa2022.LAYERS, lamalfa2022.MAX_WORDS, lamalfa2022.gold,
+        lamalfa2022.PROBES, lamalfa2022.LAYERS, lamalfa2022.words_kept, lamalfa2022.gold,
         lamalfa2022.sentence_metrics, lamalfa2022.METRICS, lamalfa2022.pooled_spearman_rows,
         lamalfa2022.DEFINITIONS,
     ),
 }  # fmt: skip
+
+
+# Per config, what the gold graphs of its original sentences lack against their UD trees.
+GOLD_GRAPH_COUNTS = {
+    "sentences": "sentences with gold labels",
+    "disconnected": "whose gold graph leaves some kept words without a path between them",
+    "disconnected_by_cut": "of those, disconnected by the cut, even with the edges between "
+    "kept words restored",
+    "disconnected_by_word1_head": "of those, disconnected only by the word-1 head bug",
+    "tree_edges": "edges of the whole UD trees",
+    "edges_lost_to_cut": "edges with a word the protocol cuts (lamalfa2022: past the "
+    "first 20 lines, or a head past word 20)",
+    "edges_lost_to_word1_head": "edges between kept words missing from the gold graph "
+    "(lamalfa2022: every edge headed by word 1)",
+}
+
+
+def gold_graph_losses(heads: Sequence[int], gold: Gold) -> Counter:
+    """What one sentence's gold graph, over the words the protocol keeps, lacks against its
+    whole UD tree (``heads``): `GOLD_GRAPH_COUNTS`. Restoring a lost edge between two kept
+    words joins them, so a graph still disconnected without those losses is the cut's doing."""
+    kept = len(gold.distances)
+    tree = [(child, head - 1) for child, head in enumerate(heads) if head]
+    inside = [(c, h) for c, h in tree if c < kept and h < kept]
+    lacking = [(c, h) for c, h in inside if gold.distances[c, h] != 1]
+    linked = (gold.distances > 0) | np.eye(kept, dtype=bool)
+    disconnected = not linked.all()
+    for c, h in lacking:
+        linked[c, h] = linked[h, c] = True
+    by_cut = connected_components(linked, directed=False)[0] > 1
+    return Counter(
+        sentences=1,
+        disconnected=disconnected,
+        disconnected_by_cut=by_cut,
+        disconnected_by_word1_head=disconnected and not by_cut,
+        tree_edges=len(tree),
+        edges_lost_to_cut=len(tree) - len(inside),
+        edges_lost_to_word1_head=len(lacking),
+    )
 
 
 @dataclass
@@ -226,6 +276,7 @@ class TestSplit:
     split: str
     lang: str
     sentences: Sentences
+    gold_graphs: Counter | None  # the original split's `GOLD_GRAPH_COUNTS`
 
 
 def test_splits(
@@ -248,7 +299,13 @@ def test_splits(
                                        else list(COLUMNS)).to_dict()  # fmt: skip
             lang = data.get("lang", [config.split("_")[0]])[0]
             sentences = Sentences.of(*(data[c] for c in COLUMNS), protocol)
-            out.append(TestSplit(config, split, lang, sentences))
+            graphs = None
+            if split == "orig":
+                graphs = Counter(dict.fromkeys(GOLD_GRAPH_COUNTS, 0))
+                for heads, gold in zip(data["heads"], sentences.gold, strict=True):
+                    if gold is not None:
+                        graphs.update(gold_graph_losses(heads, gold))
+            out.append(TestSplit(config, split, lang, sentences, graphs))
     return out
 
 
@@ -445,9 +502,20 @@ def evaluate_probes(
     write_table(summary, run / "probe_summary.csv", markdown=True)
     if len(summary):
         plot_probe_summary(summary, run / "probe_summary.png")
+    graphs = pd.DataFrame(
+        [
+            {"config": t.config, "lang": t.lang, **t.gold_graphs}
+            for t in tests
+            if t.gold_graphs is not None
+        ]
+    )
+    write_table(graphs, run / "probe_gold_graphs.csv", markdown=True)
+    say(f"gold graphs under the {settings.protocol} protocol:\n{markdown_table(graphs)}")
     unusable = {f"{t.config}/{t.split}": sum(g is None for g in t.sentences.gold) for t in tests}
     finish(run, header, {"probe": records(summary), "training": trainings, "layers": layers,
                          "treebanks": read, "protocol": settings.protocol,
-                         "departures_from_correct_definitions": protocol.definitions},
+                         "departures_from_correct_definitions": protocol.definitions,
+                         "gold_graphs": records(graphs),
+                         "gold_graph_counts": GOLD_GRAPH_COUNTS},
            sentences_without_a_tree=unusable)  # fmt: skip
     return run
