@@ -57,3 +57,13 @@ def idioms(lang: str) -> tuple[str, ...]:
     """Multiword expressions of ``lang`` that treebanks do not always mark as such, as
     space-separated lower-case words (*unter anderem*, *в том числе*)."""
     return tuple(load_toml("idioms.toml").get(lang, {}).get("idioms", ()))
+
+
+def closed_class_source(lang: str) -> str | None:
+    """Where the closed-class list of ``lang`` came from (its ``source`` line)."""
+    return load_toml("closed_class.toml").get(lang, {}).get("source")
+
+
+def idiom_source(lang: str) -> str | None:
+    """Where the idiom list of ``lang`` came from (its ``source`` line)."""
+    return load_toml("idioms.toml").get(lang, {}).get("source")

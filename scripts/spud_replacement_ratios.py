@@ -1,9 +1,10 @@
 """SPUD replacement ratios per UPOS beside the paper's Table 7 (Arps et al. 2024, App. A.4).
 
-Builds ``spud`` for the given languages from a UD root twice, with the replacement pool of
-the test sets (the default, as the paper's text says) and of test + dev, and prints one
-Markdown table: per language, the paper's row, then each pool's ratios (replaced / words of
-that UPOS in the test set; "total" over all words, function words and punctuation
+Builds ``spud`` for the given languages from a UD root three times: under rules v3 (the
+default) with the replacement pool of the test sets (as the paper's text says) and of
+test + dev, and under rules v2 (every content word, as the paper) with the test pool; prints
+one Markdown table: per language, the paper's row, then each build's ratios (replaced /
+words of that UPOS in the test set; "total" over all words, function words and punctuation
 included). Ratios do not depend on the seed: which words can be replaced does not.
 
     python scripts/spud_replacement_ratios.py --ud-root ud-treebanks-v2.16 --langs en,fr
@@ -20,9 +21,11 @@ import perturbed_ud
 from perturbed_ud.builders.spud import PAPER_TABLE_7, TABLE_7_ORDER
 
 
-def ratios(ud_root: str, langs: list[str], pool: list[str], out: Path) -> dict[str, list[float]]:
+def ratios(
+    ud_root: str, langs: list[str], pool: list[str], out: Path, rules: str = "v3"
+) -> dict[str, list[float]]:
     folder = perturbed_ud.build(
-        "spud", out, ud_root=ud_root, langs=langs, seeds=[1], pool_splits=pool
+        "spud", out, ud_root=ud_root, langs=langs, seeds=[1], pool_splits=pool, rules=rules
     )
     configs = json.loads((folder / "build.json").read_text())["configs"]
     table = {}
@@ -40,8 +43,11 @@ def main() -> None:
     langs = args.langs.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         pools = {
-            "ours, test pool (default)": ratios(args.ud_root, langs, ["test"], Path(tmp, "t")),
-            "ours, test + dev pool": ratios(args.ud_root, langs, ["test", "dev"], Path(tmp, "d")),
+            "ours v3, test pool (default)": ratios(args.ud_root, langs, ["test"], Path(tmp, "t")),
+            "ours v3, test + dev pool": ratios(
+                args.ud_root, langs, ["test", "dev"], Path(tmp, "d")
+            ),
+            "ours v2, test pool": ratios(args.ud_root, langs, ["test"], Path(tmp, "2"), "v2"),
         }
     print(f"| lang | source | {' | '.join(TABLE_7_ORDER)} | total |")
     print("|---|---|" + "---:|" * (len(TABLE_7_ORDER) + 1))

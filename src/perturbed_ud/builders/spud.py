@@ -24,6 +24,7 @@ from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError, SourceError
 from ..files import file_sha256
+from ..lexicons import closed_class, closed_class_source, idiom_source, idioms
 from ..options import comma_words
 from ..perturb.inflection import (
     FORMATS,
@@ -74,15 +75,27 @@ FEATURES = Features(
 )
 
 DESCRIPTION = """\
-Nonce versions of Universal Dependencies treebanks: every content word (NOUN, PROPN, VERB, ADJ,
-ADV) is replaced by a different lemma seen in the same syntactic context, inflected to the
-original word's FEATS, so the sentence keeps its tree and morphology but loses its meaning
-("colorless green ideas"). The syntactic context of a word is its UPOS, its DEPREL (with
-subtype) and the multiset of its dependents' DEPRELs; French adjectives only take
+Nonce versions of Universal Dependencies treebanks: every open-class content word (NOUN, PROPN,
+VERB, ADJ, ADV) is replaced by a different lemma seen in the same syntactic context, inflected
+to the original word's FEATS, so the sentence keeps its tree and morphology but loses its
+meaning ("colorless green ideas"). The syntactic context of a word is its UPOS, its DEPREL
+(with subtype) and the multiset of its dependents' DEPRELs; French adjectives only take
 replacements seen on the same side of their head. Replacement lemmas come from the pool
 splits (by default the test split, as in the paper), and never from function words (lemmas
 the pool tags more often with a closed-class UPOS than with a content one) or numerals
-(digits, NumType, adjectives in Roman numerals). A German infinitive with *zu* inside
+(digits, NumType, Roman numerals).
+
+Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it
+does: closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*,
+*pouvoir*, *самый*; `lexicons/closed_class.toml`), numerals in any spelling and the words of
+multiword expressions (`fixed`, `flat` other than names, `compound:prt` and other verbal
+compounds, and the idioms of `lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том
+числе*) are kept and never replacements; and the context also holds what a head selects in
+its dependents: the UPOS, VerbForm and `mark`/`case` words of its clausal dependents, the
+Case and `case` words of its objects and argument obliques, German pronominal adverbs
+(*darauf*). Rules `v2` (`--rules v2`) replace every content word as the paper does.
+
+A German infinitive with *zu* inside
 (*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;
 an Arabic host spelling seen only before a suffixed pronoun is used only there.
 
@@ -274,7 +287,7 @@ def build_language(
     seeds: tuple[int, ...],
     selection: Selection,
     writer: ParquetSplitWriter,
-    rules: NonceRules = DEFAULT_RULES,
+    nonce_rules: NonceRules = DEFAULT_RULES,
 ) -> tuple[dict, dict]:
     """Write ``orig`` and every seed's ``nonce`` split of one treebank; return the per-seed
     statistics and what was read."""
@@ -283,7 +296,7 @@ def build_language(
     pool_sentences = (
         SentenceColumns.from_sentence(s) for f in inputs.pool_files for s in read_conllu(f)
     )
-    pool = build_pool(lang, pool_sentences, rules)
+    pool = build_pool(lang, pool_sentences, nonce_rules)
     inflector = make_inflector(inputs)
     stats = {seed: SeedStats() for seed in seeds}
     orig_types: set[str] = set()
@@ -313,6 +326,13 @@ def build_language(
         "inflection": inflector.describe(),
         "surface_rules": rules.registered_name if rules else None,
     }
+    if nonce_rules.open_class_only or nonce_rules.keep_multiword_expressions:
+        lists = {"closed_class": closed_class(lang), "idioms": idioms(lang)}
+        shown = json.dumps({k: sorted(v) for k, v in lists["closed_class"].items()}, sort_keys=True)
+        read["rule_lists"] = {
+            "closed_class": hashlib.sha256(shown.encode()).hexdigest()[:16],
+            "idioms": hashlib.sha256("\n".join(lists["idioms"]).encode()).hexdigest()[:16],
+        }
     return {seed: s.to_dict(len(orig_types)) for seed, s in stats.items()}, read
 
 
@@ -346,11 +366,37 @@ def _paper_ratios(manifest: dict) -> str:
     for lang in langs:
         paper = dict(zip((*TABLE_7_ORDER, "all"), PAPER_TABLE_7[lang], strict=True))
         rows.append([lang, *(f"{paper[u]:.2f}" for u in (*CONTENT_ORDER, "all"))])
+    v3 = manifest["parameters"].get("rules") == "v3"
+    why = (
+        " Under rules v3 the ratios are lower by design where the paper replaced closed-class "
+        "words: most ADV tokens are closed-class (negation, degree, focus, deictic and "
+        "question adverbs: about three in four in EWT and GSD), and ADJ, VERB and NOUN lose "
+        "quantifiers, ordinals, modals, copulas and the words of multiword expressions; the "
+        "reasons table below counts them."
+        if v3
+        else ""
+    )
     return f"""
 The paper's Table 7 for comparison (its treebanks' test sets, UD 2.10, a pool of test
-sets); our ratios depend on the treebank, its release and `--pool-splits`:
+sets); our ratios depend on the treebank, its release and `--pool-splits`.{why}
 
 {markdown_table(["lang", *CONTENT_ORDER, "all words"], rows)}
+"""
+
+
+def _rules_sources(manifest: dict) -> str:
+    """Under rules v3, the closed-class and idiom lists read, with where each came from."""
+    if manifest["parameters"].get("rules") != "v3":
+        return ""
+    langs = sorted({t["lang"] for t in manifest["treebanks"]})
+    rows = [
+        [lang, closed_class_source(lang) or "none", idiom_source(lang) or "none"] for lang in langs
+    ]
+    return f"""
+Rules v3 keep the closed-class words and idioms of these lists (`lexicons/closed_class.toml`,
+`lexicons/idioms.toml`, Apache-2.0, written for this project from treebank frequencies):
+
+{markdown_table(["lang", "closed-class list", "idiom list"], rows)}
 """
 
 
@@ -506,10 +552,11 @@ class Spud(DatasetFamily):
             sources=f"""\
 {treebank_sources(manifest)}
 Replacement lemmas come from the pool files (pool words left out: `function_word`, a lemma
-tagged more often with a closed-class UPOS than with a content one; `numeral`), inflected
-forms from these sources in order:
+tagged more often with a closed-class UPOS than with a content one; `numeral`; under rules
+v3 `closed_class` and `multiword_expression`), inflected forms from these sources in order:
 
-{markdown_table(resource_header, resource_rows)}""",
+{markdown_table(resource_header, resource_rows)}
+{_rules_sources(manifest)}""",
             statistics=f"""\
 Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
 words including function words and punctuation. Type-token ratio: distinct lower-cased forms
@@ -520,8 +567,9 @@ over non-punctuation words, in `orig` and `nonce`.
 Content words left unchanged, by reason (`no_context_match`: no other lemma in the same
 context; `no_inflected_form`: no candidate has a form with the word's FEATS;
 `in_multiword_token`: inside a multiword token that cannot be re-spelled;
-`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*), and how often each
-surface rule adjusted a neighbour:
+`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*; rules v3:
+`closed_class`, `numeral`, `multiword_expression`), and how often each surface rule adjusted
+a neighbour:
 
 {markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
             citation=ud_citations(manifest),

@@ -20,9 +20,13 @@ does to the rest:
   treebanks do not annotate (*unter anderem*, *par exemple*, *в том числе*);
 - the context includes what a head selects in its dependents: for clausal ones (csubj,
   ccomp, xcomp, advcl, acl) their UPOS, VerbForm and `mark`/`case` lemmas (*finir de*
-  + infinitive is not *devoir* + infinitive); for obj, iobj and obl their Case and `case`
-  lemmas (*руководить* + Ins is not *делать* + Acc; *penser à* is not *parler de*); German
-  pronominal adverbs (*darauf*, *dazu*) by lemma.
+  + infinitive is not *devoir* + infinitive); for obj and iobj their Case and `case`
+  lemmas (*руководить* + Ins is not *делать* + Acc); the perfect auxiliary where verbs
+  choose it (*être né*); *more*/*most* of an English adjective; German pronominal adverbs
+  (*darauf*, *dazu*) by lemma; a verb's own VerbForm and Voice; whether a singular noun
+  goes without a determiner, in languages with articles (*rise in unemployment*);
+- a verb's replacement was seen in the pool with every case and preposition of the
+  verb's obliques (*penser à*, *investieren in*).
 
 The pool holds content words only, and no word whose tag belies it: a lemma that the pool
 tags more often with a closed-class UPOS than with a content one is a function word (Russian
@@ -85,10 +89,26 @@ ROMAN_NUMERAL = re.compile(
 # is still a name), and so do plain noun compounds, which are productive.
 MULTIWORD_SUBTYPES = frozenset({"compound:prt", "compound:lvc", "compound:svc", "compound:redup"})
 CLAUSAL = frozenset({"csubj", "ccomp", "xcomp", "advcl", "acl"})
+# Nominal dependents whose case and preposition a head governs (*руководить* + Ins).
 OBJECTS = frozenset({"obj", "iobj"})
-# Obliques that treebanks mark as arguments (French GSD *penser à*): adjuncts select nothing.
-SELECTED_OBLIQUES = frozenset({"obl:arg", "obl:agent"})
+# A verb's obliques (*penser à*, *investieren in*, *يصل إلى*): few treebanks tell arguments
+# from adjuncts, so rather than in the context, a candidate verb must have been seen in the
+# pool with every preposition and case of the replaced verb's obliques (`Pool.obliques`).
+VERB_OBLIQUES = frozenset({"obl", "obl:arg", "obl:agent"})
 MARKERS = frozenset({"mark", "case"})
+# Languages whose verbs choose their perfect auxiliary (*il est né*, not *il a né*).
+PERFECT_AUXILIARIES = {
+    "fr": frozenset({"avoir", "être"}),
+    "de": frozenset({"haben", "sein"}),
+    "it": frozenset({"avere", "essere"}),
+    "nl": frozenset({"hebben", "zijn"}),
+}
+# Languages with articles, where a singular noun without a determiner is a mass noun or a
+# name-like use (*rise in unemployment*, *mehr Geld*): a count noun does not fit there.
+ARTICLE_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "ca"})
+DETERMINERS = frozenset({"det", "det:poss", "det:predet", "nmod:poss", "det:art"})
+# English adjectives compared with more/most take only lemmas compared that way.
+ANALYTIC_DEGREE = {"en": frozenset({"more", "most", "less", "least"})}
 # German pronominal adverbs: a verb selects its preposition through them (*bestehen darin*).
 PRONOMINAL_ADVERB = {
     "de": re.compile(
@@ -153,27 +173,71 @@ def context_key(
     children = deps[i]
     key = (cols.upos[i], cols.deprels[i], tuple(sorted(cols.deprels[j] for j in children)))
     if rules.valency:
-        key += (tuple(sorted(filter(None, (_selected(lang, cols, j, deps) for j in children)))),)
+        selected = (_selected(lang, cols, i, j, deps) for j in children)
+        key += (tuple(sorted(filter(None, selected))) + _own_form(lang, cols, i, children),)
     if (lang, cols.upos[i]) in HEAD_SIDE and cols.heads[i]:
         key += ("before_head" if i < cols.heads[i] - 1 else "after_head",)
     return key
 
 
-def _selected(lang: str, cols: SentenceColumns, j: int, deps: list[list[int]]) -> tuple | None:
-    """What a head selects in its dependent ``j``, or None where it selects nothing."""
-    relation = cols.deprels[j].split(":")[0]
+def _selected(
+    lang: str, cols: SentenceColumns, i: int, j: int, deps: list[list[int]]
+) -> tuple | None:
+    """What word ``i`` selects in its dependent ``j``, or None where it selects nothing."""
+    relation, lemma = cols.deprels[j].split(":")[0], cols.lemmas[j].lower()
     markers = tuple(
         sorted(cols.lemmas[k].lower() for k in deps[j] if cols.deprels[k].split(":")[0] in MARKERS)
     )
     if relation in CLAUSAL:
         return (cols.deprels[j], cols.upos[j], _feature(cols.feats[j], "VerbForm"), markers)
-    if relation in OBJECTS or cols.deprels[j] in SELECTED_OBLIQUES:
-        case = _feature(cols.feats[j], "Case") if cols.upos[j] != "PRON" else ""
-        return (cols.deprels[j], case, markers) if case or markers else None
+    if relation in OBJECTS:
+        return _governed(cols, j, markers)
+    if cols.deprels[j] == "aux" and lemma in PERFECT_AUXILIARIES.get(lang, ()):
+        return ("aux", lemma)
+    if relation == "advmod" and lemma in ANALYTIC_DEGREE.get(lang, ()):
+        return ("advmod", lemma)
     pronominal = PRONOMINAL_ADVERB.get(lang)
-    if relation == "advmod" and pronominal and pronominal.fullmatch(cols.lemmas[j].lower()):
-        return (cols.deprels[j], cols.lemmas[j].lower())
+    if relation == "advmod" and pronominal and pronominal.fullmatch(lemma):
+        return ("advmod", lemma)
     return None
+
+
+def _governed(cols: SentenceColumns, j: int, markers: tuple) -> tuple | None:
+    """The case and prepositions of a nominal dependent (a pronoun's case aside: English and
+    French mark it on pronouns only)."""
+    case = _feature(cols.feats[j], "Case") if cols.upos[j] != "PRON" else ""
+    return (cols.deprels[j], case, markers) if case or markers else None
+
+
+def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> frozenset:
+    """The case and prepositions of a verb's obliques (empty for other words)."""
+    if cols.upos[i] != "VERB":
+        return frozenset()
+    frame = set()
+    for j in deps[i]:
+        if cols.deprels[j] in VERB_OBLIQUES:
+            markers = tuple(
+                sorted(
+                    cols.lemmas[k].lower()
+                    for k in deps[j]
+                    if cols.deprels[k].split(":")[0] in MARKERS
+                )
+            )
+            if governed := _governed(cols, j, markers):
+                frame.add(governed[1:])
+    return frozenset(frame)
+
+
+def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> tuple:
+    """The word's own features that its slot selects: a verb's VerbForm and Voice (a
+    participle's valency is not the finite verb's); a bare singular noun's number, in a
+    language with articles."""
+    if cols.upos[i] == "VERB":
+        return (("form", _feature(cols.feats[i], "VerbForm"), _feature(cols.feats[i], "Voice")),)
+    bare = not any(cols.deprels[j] in DETERMINERS for j in children)
+    if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
+        return (("bare", _feature(cols.feats[i], "Number")),)
+    return ()
 
 
 def _feature(feats: str, name: str) -> str:
@@ -268,6 +332,11 @@ class Pool:
     contexts: dict[tuple, tuple[str, ...]]
     left_out: dict[str, int] = field(default_factory=dict)
     rules: NonceRules = DEFAULT_RULES
+    obliques: dict[str, frozenset] = field(default_factory=dict)  # verb lemma -> (case, markers)
+
+    def fits_obliques(self, lemma: str, frame: frozenset) -> bool:
+        """Whether the verb ``lemma`` was seen with every (case, prepositions) of ``frame``."""
+        return not frame or frame <= self.obliques.get(lemma, frozenset())
 
     def __len__(self) -> int:
         return len(self.contexts)
@@ -285,6 +354,7 @@ def build_pool(
     tags: dict[str, Counter] = {}  # lemma -> {True: closed-class words, False: content words}
     numerals: set[str] = set()
     kept_out: Counter = Counter()
+    obliques: dict[str, frozenset] = {}
     for cols in sentences:
         deps = dependents(cols.heads)
         kept = kept_words(lang, cols, rules)
@@ -302,6 +372,8 @@ def build_pool(
                 continue
             words[lemma] += 1
             seen.setdefault(context_key(lang, cols, i, deps, rules), set()).add(lemma)
+            if rules.valency and upos == "VERB":
+                obliques[lemma] = obliques.get(lemma, frozenset()) | oblique_frame(cols, i, deps)
     function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
     function_words -= numerals
     contexts = {}
@@ -316,7 +388,7 @@ def build_pool(
         left_out[CLOSED_CLASS] = kept_out[CLOSED_CLASS]
     if rules.keep_multiword_expressions:
         left_out[MULTIWORD_EXPRESSION] = kept_out[MULTIWORD_EXPRESSION]
-    return Pool(contexts, left_out, rules)
+    return Pool(contexts, left_out, rules, obliques)
 
 
 def _fixed(cols: SentenceColumns, i: int) -> bool:
@@ -371,9 +443,10 @@ def nonce_sentence(
             result.reasons.append((upos, kept[i]))
             continue
         own = key_of(lemma_of(cols, i)).casefold()
+        frame = oblique_frame(cols, i, deps) if pool.rules.valency else frozenset()
         candidates = tuple(
             lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps, pool.rules), ())
-            if lemma.casefold() != own
+            if lemma.casefold() != own and pool.fits_obliques(lemma, frame)
         )  # fmt: skip
         if not candidates:
             result.reasons.append((upos, NO_CONTEXT_MATCH))

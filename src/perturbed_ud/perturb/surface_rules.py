@@ -30,7 +30,7 @@ from ..ud.conllu_io import parse_feats
 ARABIC_DIACRITICS = re.compile(
     "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]"
 )
-APOSTROPHES = ("'", "’")
+APOSTROPHES = ("'", "’", "‘")  # ‘ as typed for ’ in some treebanks (PUD: l‘)
 # Languages whose multiword tokens are a host plus clitics written together.
 CLITIC_SPELLING = {"ar", "he"}
 # Ends a lexicon entry spelled for a following clitic (UDLexicons' convention): Arabic
@@ -76,7 +76,7 @@ def target_case(cols: SentenceColumns, i: int, new: str) -> str:
     if not _all_caps(original):
         return like_case(original, new)
     words = [f for f in cols.forms if sum(c.isalpha() for c in f) > 1]
-    if 2 * sum(map(_all_caps, words)) > len(words):
+    if len(words) >= 3 and 2 * sum(map(_all_caps, words)) > len(words):
         return new.upper()
     first = next(k for k, upos in enumerate(cols.upos) if upos != "PUNCT" or k == i)
     return new[:1].upper() + new[1:] if i == first else new

@@ -1,0 +1,158 @@
+"""Rules v3 of the spud family on the packaged PUD sample: closed-class words, numerals and
+multiword expressions are neither replaced nor replacements, heads keep what they select,
+and the surface rules fit the new word (Russian с/со, в/во; English possessives; capitals)."""
+
+from __future__ import annotations
+
+import pytest
+from perturbed_ud.lexicons import closed_class
+from test_spud import columns
+
+from perturbed_ud.perturb.inflection import Inflector, Lexicon
+from perturbed_ud.perturb.nonce import (
+    RULES,
+    build_pool,
+    context_key,
+    multiword_expression_words,
+    nonce_sentence,
+    numeral,
+)
+from perturbed_ud.perturb.surface_rules import (
+    adjust,
+    citation_form,
+    lemma_key,
+    target_case,
+)
+from perturbed_ud.rng import KeyedDraws
+from perturbed_ud.ud.columns import SentenceColumns
+from perturbed_ud.ud.conllu_io import read_conllu
+from perturbed_ud.ud.sources import sample_root
+
+TREEBANKS = {"en": "English", "fr": "French", "de": "German", "ru": "Russian", "ar": "Arabic"}
+
+
+def pud(lang: str) -> list[SentenceColumns]:
+    (path,) = (sample_root() / f"UD_{TREEBANKS[lang]}-PUD").glob("*.conllu.xz")
+    return [SentenceColumns.from_sentence(s) for s in read_conllu(path)]
+
+
+def replaced_words(lang: str, rules: str):
+    """(original, nonce, index) of every word replaced in the PUD sample, pooled on itself."""
+    sentences = pud(lang)
+    pool = build_pool(lang, sentences, RULES[rules])
+    cite = lambda cols, i: citation_form(lang, cols, i)  # noqa: E731
+    (path,) = (sample_root() / f"UD_{TREEBANKS[lang]}-PUD").glob("*.conllu.xz")
+    inflector = Inflector([Lexicon.from_ud([path], lemma_key(lang), cite)])
+    for cols in sentences:
+        result = nonce_sentence(lang, cols, pool, inflector, KeyedDraws(1, lang, cols.sent_id))
+        for i, changed in enumerate(result.replaced):
+            if changed:
+                yield cols, result.cols, i
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de", "ru", "ar"])
+def test_v3_replaces_open_class_words_only_by_open_class_words(lang):
+    closed = closed_class(lang)
+    key = lemma_key(lang)
+    words = list(replaced_words(lang, "v3"))
+    assert len(words) > 3000
+    for cols, new, i in words:
+        upos = cols.upos[i]
+        assert key(cols.lemmas[i]).casefold() not in closed.get(upos, ()), cols.lemmas[i]
+        assert key(new.lemmas[i]).casefold() not in closed.get(upos, ()), new.lemmas[i]
+        assert not numeral(cols, i, any_upos=True), cols.forms[i]
+        assert i not in multiword_expression_words(lang, cols), (cols.text, cols.forms[i])
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_v2_still_replaces_closed_class_words(lang):
+    closed = closed_class(lang)
+    hits = [c.lemmas[i] for c, _, i in replaced_words(lang, "v2") if c.lemmas[i].casefold()
+            in closed.get(c.upos[i], ())]  # fmt: skip
+    assert len(hits) > 100, "v2 is the paper's rule set: every content word"
+
+
+def test_expressions_are_fixed_flat_verbal_compounds_and_listed_idioms():
+    cols = columns([
+        ("Unter", "unter", "ADP", "_", 2, "case"),
+        ("anderem", "ander", "PRON", "_", 4, "obl"),
+        ("gibt", "geben", "VERB", "_", 0, "root"),
+        ("Angela", "Angela", "PROPN", "_", 3, "nsubj"),
+        ("Merkel", "Merkel", "PROPN", "_", 4, "flat:name"),
+        ("auf", "auf", "ADP", "_", 3, "compound:prt"),
+    ])  # fmt: skip
+    assert multiword_expression_words("de", cols) == {0, 1, 2, 5}, "names stay open"
+
+
+def test_heads_select_markers_verb_forms_and_cases():
+    def key(verb, upos, feats, marker):
+        words = [("Il", "il", "PRON", "_", 2, "nsubj"), (verb, verb, "VERB", "_", 0, "root")]
+        if marker:
+            words.append((marker, marker, "ADP", "_", 4, "mark"))
+        words.append(("x", "x", upos, feats, 2, "xcomp"))
+        return context_key("fr", columns(words), 1)
+
+    finir = key("finit", "VERB", "VerbForm=Inf", "de")
+    devoir = key("doit", "VERB", "VerbForm=Inf", None)
+    assert finir != devoir and finir[:3] == devoir[:3], "same deprels, not the same selection"
+    assert key("finit", "VERB", "VerbForm=Inf", "de") == key("cesse", "VERB", "VerbForm=Inf", "de")
+    assert (
+        context_key("fr", columns([("x", "x", "VERB", "_", 0, "root")]), 0, rules=RULES["v2"])[-1]
+        == ()
+    )
+
+    def object_key(case):
+        return context_key("ru", columns([
+            ("руководит", "руководить", "VERB", "_", 0, "root"),
+            ("компанией", "компания", "NOUN", f"Case={case}", 1, "obj"),
+        ]), 0)  # fmt: skip
+
+    assert object_key("Ins") != object_key("Acc")
+
+
+@pytest.mark.parametrize(
+    ("preposition", "word", "want"),
+    [("с", "столом", "со"), ("со", "домом", "с"), ("с", "острова", "с"),
+     ("в", "власти", "во"), ("во", "сне", "в"), ("в", "фирме", "в"), ("в", "Франции", "во"),
+     ("о", "окне", "об"), ("об", "доме", "о")],
+)  # fmt: skip
+def test_russian_prepositions_take_the_variant_the_new_word_asks_for(preposition, word, want):
+    cols = columns([(preposition, preposition, "ADP", "_", 2, "case"),
+                    (word, word, "NOUN", "Case=Ins", 0, "root")])  # fmt: skip
+    adjust("ru", cols, [False, True])
+    assert cols.forms[0] == want
+
+
+@pytest.mark.parametrize(
+    ("owner", "feats", "possessive", "want"),
+    [("children", "Number=Plur", "'", "'s"), ("parents", "Number=Plur", "'s", "'"),
+     ("dog", "Number=Sing", "'", "'s"), ("James", "Number=Sing", "'", "'s"),
+     ("dogs", "Number=Plur", "’s", "’")],
+)  # fmt: skip
+def test_english_possessives_follow_the_new_possessor(owner, feats, possessive, want):
+    cols = columns([(owner, owner, "NOUN", feats, 3, "nmod:poss"),
+                    (possessive, "'s", "PART", "_", 1, "case"),
+                    ("toys", "toy", "NOUN", "Number=Plur", 0, "root")])  # fmt: skip
+    adjust("en", cols, [True, False, False])
+    assert cols.forms[1] == want
+
+
+def test_capitals_belong_to_the_position_not_to_the_replaced_acronym():
+    mid = columns([("Das", "der", "DET", "_", 2, "det"), ("WLAN", "WLAN", "NOUN", "_", 0, "root")])
+    assert target_case(mid, 1, "Problem") == "Problem"
+    first = columns([("США", "США", "PROPN", "_", 0, "root"), (".", ".", "PUNCT", "_", 1, "punct")])
+    assert target_case(first, 0, "пулов") == "Пулов"
+    english = columns(
+        [("the", "the", "DET", "_", 2, "det"), ("NASA", "NASA", "PROPN", "_", 0, "root")]
+    )
+    assert target_case(english, 1, "garden") == "garden"
+    shouted = columns(
+        [
+            ("I", "I", "PRON", "_", 2, "nsubj"),
+            ("LOVE", "love", "VERB", "_", 0, "root"),
+            ("THIS", "this", "DET", "_", 4, "det"),
+            ("PLACE", "place", "NOUN", "_", 2, "obj"),
+        ]
+    )
+    assert target_case(shouted, 3, "garden") == "GARDEN", "a shouted sentence stays shouted"
+    assert target_case(mid, 1, "NATO") == "NATO"
