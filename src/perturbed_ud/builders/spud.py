@@ -87,13 +87,19 @@ the pool tags more often with a closed-class UPOS than with a content one) or nu
 
 Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it
 does: closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*,
-*pouvoir*, *самый*; `lexicons/closed_class.toml`), numerals in any spelling and the words of
-multiword expressions (`fixed`, `flat` other than names, `compound:prt` and other verbal
-compounds, and the idioms of `lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том
-числе*) are kept and never replacements; and the context also holds what a head selects in
-its dependents: the UPOS, VerbForm and `mark`/`case` words of its clausal dependents, the
-Case and `case` words of its objects and argument obliques, German pronominal adverbs
-(*darauf*). Rules `v2` (`--rules v2`) replace every content word as the paper does.
+*pouvoir*, *самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost
+anybody*), numerals in any spelling, dates (*в 1903 году*), capitalised common words inside a
+sentence (names, titles) and the words of multiword expressions (`fixed`, `flat` other than
+names, `compound:prt` and other verbal compounds, and the idioms of `lexicons/idioms.toml`:
+*unter anderem*, *par exemple*, *в том числе*) are kept and never replacements. The context
+also holds what a head selects: the UPOS, VerbForm and `mark`/`case` words of its clausal
+dependents, the Case and `case` words of its objects, the perfect auxiliary (*être né*), a
+verb's own VerbForm and Voice, a bare singular noun's number and preposition (languages with
+articles), a name's preposition and article (*en France*, *au Canada*), the agreement of an
+Arabic plural noun (human or not), German pronominal adverbs (*darauf*); and a replacement
+verb, adjective or noun was seen in the pool with every preposition and case of the replaced
+word's obliques (*penser à*, *stolz auf*, *Einfluss auf*). Rules `v2` (`--rules v2`) replace
+every content word as the paper does.
 
 A German infinitive with *zu* inside
 (*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;

@@ -25,8 +25,10 @@ does to the rest:
   choose it (*être né*); *more*/*most* of an English adjective; German pronominal adverbs
   (*darauf*, *dazu*) by lemma; a verb's own VerbForm and Voice; whether a singular noun
   goes without a determiner, in languages with articles (*rise in unemployment*);
-- a verb's replacement was seen in the pool with every case and preposition of the
-  verb's obliques (*penser à*, *investieren in*).
+- a replacement verb, adjective or noun was seen in the pool with every case and
+  preposition of the replaced word's obliques (*penser à*, *stolz auf*, *Einfluss auf*);
+- adverbs of a pronoun, determiner or numeral (*almost anybody*), capitalised common words
+  inside a sentence (names and titles) and the noun of a date (*в 1903 году*) are kept.
 
 The pool holds content words only, and no word whose tag belies it: a lemma that the pool
 tags more often with a closed-class UPOS than with a content one is a function word (Russian
@@ -91,10 +93,12 @@ MULTIWORD_SUBTYPES = frozenset({"compound:prt", "compound:lvc", "compound:svc", 
 CLAUSAL = frozenset({"csubj", "ccomp", "xcomp", "advcl", "acl"})
 # Nominal dependents whose case and preposition a head governs (*руководить* + Ins).
 OBJECTS = frozenset({"obj", "iobj"})
-# A verb's obliques (*penser à*, *investieren in*, *يصل إلى*): few treebanks tell arguments
-# from adjuncts, so rather than in the context, a candidate verb must have been seen in the
-# pool with every preposition and case of the replaced verb's obliques (`Pool.obliques`).
-VERB_OBLIQUES = frozenset({"obl", "obl:arg", "obl:agent"})
+# Obliques of verbs and adjectives, nominal modifiers of nouns (*penser à*, *stolz auf*,
+# *abus de*, *يصل إلى*): few treebanks tell arguments from adjuncts, so rather than in the
+# context, a candidate must have been seen in the pool with every preposition and case of
+# the replaced word's obliques (`Pool.obliques`).
+OBLIQUES = frozenset({"obl", "obl:arg", "obl:agent", "nmod"})
+OBLIQUE_HEADS = frozenset({"VERB", "ADJ", "NOUN"})
 MARKERS = frozenset({"mark", "case"})
 # Languages whose verbs choose their perfect auxiliary (*il est né*, not *il a né*).
 PERFECT_AUXILIARIES = {
@@ -107,6 +111,10 @@ PERFECT_AUXILIARIES = {
 # name-like use (*rise in unemployment*, *mehr Geld*): a count noun does not fit there.
 ARTICLE_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "ca"})
 DETERMINERS = frozenset({"det", "det:poss", "det:predet", "nmod:poss", "det:art"})
+# Languages that capitalise every noun.
+CAPITALISED_NOUNS = frozenset({"de", "lb"})
+# Languages whose plural nouns agree as human or non-human, a class FEATS do not mark.
+HUMANNESS_BY_AGREEMENT = frozenset({"ar"})
 # English adjectives compared with more/most take only lemmas compared that way.
 ANALYTIC_DEGREE = {"en": frozenset({"more", "most", "less", "least"})}
 # German pronominal adverbs: a verb selects its preposition through them (*bestehen darin*).
@@ -185,14 +193,12 @@ def _selected(
 ) -> tuple | None:
     """What word ``i`` selects in its dependent ``j``, or None where it selects nothing."""
     relation, lemma = cols.deprels[j].split(":")[0], cols.lemmas[j].lower()
-    markers = tuple(
-        sorted(cols.lemmas[k].lower() for k in deps[j] if cols.deprels[k].split(":")[0] in MARKERS)
-    )
+    markers = _markers(cols, deps[j])
     if relation in CLAUSAL:
         return (cols.deprels[j], cols.upos[j], _feature(cols.feats[j], "VerbForm"), markers)
     if relation in OBJECTS:
         return _governed(cols, j, markers)
-    if cols.deprels[j] == "aux" and lemma in PERFECT_AUXILIARIES.get(lang, ()):
+    if cols.deprels[j] in ("aux", "aux:tense") and lemma in PERFECT_AUXILIARIES.get(lang, ()):
         return ("aux", lemma)
     if relation == "advmod" and lemma in ANALYTIC_DEGREE.get(lang, ()):
         return ("advmod", lemma)
@@ -210,21 +216,15 @@ def _governed(cols: SentenceColumns, j: int, markers: tuple) -> tuple | None:
 
 
 def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> frozenset:
-    """The case and prepositions of a verb's obliques (empty for other words)."""
-    if cols.upos[i] != "VERB":
+    """The case and prepositions of the obliques of a verb, adjective or noun (*stolz auf*,
+    *Einfluss auf*; empty for other words)."""
+    if cols.upos[i] not in OBLIQUE_HEADS:
         return frozenset()
     frame = set()
     for j in deps[i]:
-        if cols.deprels[j] in VERB_OBLIQUES:
-            markers = tuple(
-                sorted(
-                    cols.lemmas[k].lower()
-                    for k in deps[j]
-                    if cols.deprels[k].split(":")[0] in MARKERS
-                )
-            )
-            if governed := _governed(cols, j, markers):
-                frame.add(governed[1:])
+        governed = cols.deprels[j] in OBLIQUES and _governed(cols, j, _markers(cols, deps[j]))
+        if governed:
+            frame.add(governed[1:])
     return frozenset(frame)
 
 
@@ -236,8 +236,36 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
         return (("form", _feature(cols.feats[i], "VerbForm"), _feature(cols.feats[i], "Voice")),)
     bare = not any(cols.deprels[j] in DETERMINERS for j in children)
     if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
-        return (("bare", _feature(cols.feats[i], "Number")),)
-    return ()
+        return (("bare", _feature(cols.feats[i], "Number"), _markers(cols, children)),)
+    own = ()
+    if cols.upos[i] == "PROPN":  # *en France*, *à Paris*, *au Canada*; *в России*, *на Украине*
+        article = any(cols.deprels[j] == "det" for j in children)
+        own += (("case", _markers(cols, children), article),)
+    if lang in HUMANNESS_BY_AGREEMENT and cols.upos[i] in ("NOUN", "PROPN"):
+        own += (("agrees_with", _agreement(cols, i, children)),)
+    return own
+
+
+def _markers(cols: SentenceColumns, words: list[int]) -> tuple[str, ...]:
+    """The `case` and `mark` lemmas among ``words``, sorted."""
+    return tuple(
+        sorted(cols.lemmas[k].lower() for k in words if cols.deprels[k].split(":")[0] in MARKERS)
+    )
+
+
+def _agreement(cols: SentenceColumns, i: int, children: list[int]) -> tuple:
+    """Gender and Number of the adjectives and the verb that agree with a plural noun: in
+    Arabic they tell a human plural (masculine plural) from a non-human one (feminine
+    singular), which FEATS do not mark."""
+    if _feature(cols.feats[i], "Number") != "Plur":
+        return ()
+    agreeing = [j for j in children if cols.deprels[j] == "amod"]
+    if cols.deprels[i].startswith("nsubj") and cols.heads[i]:
+        agreeing.append(cols.heads[i] - 1)
+    return tuple(
+        sorted({(_feature(cols.feats[j], "Gender"), _feature(cols.feats[j], "Number"))
+                for j in agreeing})
+    )  # fmt: skip
 
 
 def _feature(feats: str, name: str) -> str:
@@ -317,11 +345,35 @@ def kept_words(lang: str, cols: SentenceColumns, rules: NonceRules) -> dict[int,
             kept[i] = CLITIC
         elif rules.keep_numerals and numeral(cols, i, any_upos=True):
             kept[i] = NUMERAL
-        elif lemma in closed.get(upos, ()):
+        elif lemma in closed.get(upos, ()) or (rules.open_class_only and _of_quantifier(cols, i)):
             kept[i] = CLOSED_CLASS
-        elif i in expressions:
+        elif i in expressions or (
+            rules.keep_multiword_expressions and _in_name_or_date(lang, cols, i)
+        ):
             kept[i] = MULTIWORD_EXPRESSION
     return kept
+
+
+def _of_quantifier(cols: SentenceColumns, i: int) -> bool:
+    """An adverb modifying a pronoun, determiner or numeral: an approximator or degree word
+    (*almost anybody*, *virtually all*, *well over 200*), a closed class whatever its form."""
+    head = cols.heads[i] - 1
+    return cols.upos[i] == "ADV" and head >= 0 and cols.upos[head] in ("PRON", "DET", "NUM")
+
+
+def _in_name_or_date(lang: str, cols: SentenceColumns, i: int) -> bool:
+    """A common word capitalised inside a sentence (*the Royal Society*, *New chapels* of a
+    title; not a German noun), or the noun of a date (*1927 года*, *в 1903 году*): part of a
+    name or date."""
+    form, upos = cols.forms[i], cols.upos[i]
+    first = next((k for k, tag in enumerate(cols.upos) if tag != "PUNCT"), 0)
+    common = upos != "PROPN" and not (upos == "NOUN" and lang in CAPITALISED_NOUNS)
+    if common and i > first and form[:1].isupper():
+        return True
+    return any(
+        cols.heads[j] == i + 1 and len(cols.forms[j]) == 4 and cols.forms[j].isdigit()
+        for j in range(len(cols))
+    )
 
 
 @dataclass
@@ -332,10 +384,10 @@ class Pool:
     contexts: dict[tuple, tuple[str, ...]]
     left_out: dict[str, int] = field(default_factory=dict)
     rules: NonceRules = DEFAULT_RULES
-    obliques: dict[str, frozenset] = field(default_factory=dict)  # verb lemma -> (case, markers)
+    obliques: dict[str, frozenset] = field(default_factory=dict)  # lemma -> (case, markers)
 
     def fits_obliques(self, lemma: str, frame: frozenset) -> bool:
-        """Whether the verb ``lemma`` was seen with every (case, prepositions) of ``frame``."""
+        """Whether ``lemma`` was seen with every (case, prepositions) of ``frame``."""
         return not frame or frame <= self.obliques.get(lemma, frozenset())
 
     def __len__(self) -> int:
@@ -372,7 +424,7 @@ def build_pool(
                 continue
             words[lemma] += 1
             seen.setdefault(context_key(lang, cols, i, deps, rules), set()).add(lemma)
-            if rules.valency and upos == "VERB":
+            if rules.valency and upos in OBLIQUE_HEADS:
                 obliques[lemma] = obliques.get(lemma, frozenset()) | oblique_frame(cols, i, deps)
     function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
     function_words -= numerals

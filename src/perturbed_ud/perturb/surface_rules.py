@@ -403,9 +403,10 @@ def russian_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) 
             counts["o_ob" if base == "о" else f"{base}_{_RUSSIAN_VARIANTS[base]}"] += 1
 
 
-@RULE_SETS.register("nonce.spud.surface.ar.v2", short="ar")
+@RULE_SETS.register("nonce.spud.surface.ar.v3", short="ar")
 def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
-    """The article after li-, and taa marbuta before a suffix, on replaced words."""
+    """The article after li-, and taa marbuta and alif maqsura before a suffix, on replaced
+    words."""
     for i in range(len(cols)):
         if not replaced[i]:
             continue
@@ -415,6 +416,9 @@ def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -
         if _before_suffix(cols, i) and cols.forms[i].endswith("ة"):
             cols.forms[i] = cols.forms[i][:-1] + "ت"
             counts["taa_marbuta"] += 1
+        if _before_suffix(cols, i) and cols.forms[i].endswith("ى"):
+            cols.forms[i] = cols.forms[i][:-1] + "ا"  # موسيقى + ها -> موسيقاها
+            counts["alif_maqsura"] += 1
 
 
 @RULE_SETS.register("nonce.spud.surface.fr.v1", short="fr")
