@@ -13,6 +13,7 @@ from perturbed_ud.perturb.nonce import (
     RULES,
     build_pool,
     context_key,
+    kept_words,
     multiword_expression_words,
     nonce_sentence,
     numeral,
@@ -20,6 +21,7 @@ from perturbed_ud.perturb.nonce import (
 from perturbed_ud.perturb.surface_rules import (
     adjust,
     citation_form,
+    form_condition,
     lemma_key,
     target_case,
 )
@@ -156,3 +158,20 @@ def test_capitals_belong_to_the_position_not_to_the_replaced_acronym():
     )
     assert target_case(shouted, 3, "garden") == "GARDEN", "a shouted sentence stays shouted"
     assert target_case(mid, 1, "NATO") == "NATO"
+
+
+def test_an_english_ly_adverb_is_replaced_by_an_ly_adverb_only():
+    cols = columns([("deeply", "deeply", "ADV", "_", 2, "advmod"),
+                    ("moved", "move", "VERB", "_", 0, "root")])  # fmt: skip
+    accept = form_condition("en", cols, 0)
+    assert accept("quickly", "quickly") and not accept("deep", "deep")
+    flat = form_condition("en", columns([("soon", "soon", "ADV", "_", 0, "root")]), 0)
+    assert flat("late", "late") and not flat("lately", "lately")
+
+
+def test_the_noun_of_a_date_is_kept():
+    decade = columns([("В", "в", "ADP", "_", 3, "case"),
+                      ("1990-х", "1990-й", "ADJ", "_", 3, "amod"),
+                      ("годах", "год", "NOUN", "Case=Loc|Number=Plur", 0, "root")])  # fmt: skip
+    assert kept_words("ru", decade, RULES["v3"]) == {1: "numeral", 2: "multiword_expression"}
+    assert kept_words("ru", decade, RULES["v2"]) == {}

@@ -85,6 +85,8 @@ CLOSED_CLASS_UPOS = frozenset({"ADP", "AUX", "CCONJ", "DET", "NUM", "PART", "PRO
 ROMAN_NUMERAL = re.compile(
     r"(?=[MDCLXVI])M{0,3}(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})(e|er|re|ère|ème)?"
 )
+# A year or decade written with digits: 1927, 1990-х, 1990s, 1990er.
+YEAR = re.compile(r"\d{4}(-?\w{1,3})?")
 # Relations whose two ends form one expression (v3): fixed, flat (foreign phrases, dates,
 # titles), and the compound subtypes that make a lexical unit of a verb (phrasal verbs, light
 # verbs, serial verbs, reduplication). Names stay open (*Angela Merkel* -> *Donald Clinton*
@@ -363,17 +365,14 @@ def _of_quantifier(cols: SentenceColumns, i: int) -> bool:
 
 def _in_name_or_date(lang: str, cols: SentenceColumns, i: int) -> bool:
     """A common word capitalised inside a sentence (*the Royal Society*, *New chapels* of a
-    title; not a German noun), or the noun of a date (*1927 года*, *в 1903 году*): part of a
-    name or date."""
+    title; not a German noun), or the noun of a date (*1927 года*, *в 1990-х годах*): part of
+    a name or date."""
     form, upos = cols.forms[i], cols.upos[i]
     first = next((k for k, tag in enumerate(cols.upos) if tag != "PUNCT"), 0)
     common = upos != "PROPN" and not (upos == "NOUN" and lang in CAPITALISED_NOUNS)
     if common and i > first and form[:1].isupper():
         return True
-    return any(
-        cols.heads[j] == i + 1 and len(cols.forms[j]) == 4 and cols.forms[j].isdigit()
-        for j in range(len(cols))
-    )
+    return any(cols.heads[j] == i + 1 and YEAR.fullmatch(cols.forms[j]) for j in range(len(cols)))
 
 
 @dataclass

@@ -148,7 +148,8 @@ def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str, s
     (*einzuhalten* and *verbessern* share FEATS; GSD's XPOS VVIZU also marks it where the
     lemma keeps the *zu*); for an Arabic word one with the article exactly when the original
     has it (UD's Definite=Def covers nouns with and without al-), and a host spelling
-    (`BOUND`) only where a suffix follows."""
+    (`BOUND`) only where a suffix follows; for an English adverb one in *-ly* exactly when
+    the original is."""
     original = cols.forms[i]
     folded = original.casefold()
     if lang == "de" and cols.upos[i] == "ADJ" and (ending := ending_class(original)):
@@ -164,6 +165,9 @@ def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str, s
             and form.startswith("ال") == article
             and (host or not form.endswith(BOUND))
         )
+    if lang == "en" and cols.upos[i] == "ADV":
+        ly = folded.endswith("ly")  # *deeply* is not *deep*: a flat adverb has its own slots
+        return lambda _, form: form.casefold() != folded and form.casefold().endswith("ly") == ly
     return lambda _, form: form.casefold() != folded
 
 
