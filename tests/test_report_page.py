@@ -112,9 +112,17 @@ def chromium():
     pytest.skip(reason)
 
 
-def open_in_chromium(sync_playwright, page_file: Path, screenshot: Path) -> dict:
-    """What Chromium saw opening the page from disk: console errors, requests, body text,
-    each image's natural width; a full-page screenshot is saved."""
+def open_in_chromium(
+    sync_playwright,
+    page_file: Path,
+    screenshot: Path,
+    evaluations: dict[str, tuple[str, str]],
+    *,
+    script: str | None = None,
+) -> dict:
+    """What Chromium saw opening the page from disk: console errors, requests, dialogs, body
+    text after ``script``, and each of ``evaluations`` (name -> selector, function over all
+    matches); a full-page screenshot is saved."""
     seen = {"errors": [], "requests": [], "failed": [], "dialogs": []}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -126,17 +134,21 @@ def open_in_chromium(sync_playwright, page_file: Path, screenshot: Path) -> dict
             page.on("requestfailed", lambda request: seen["failed"].append(request.url))
             page.on("dialog", lambda dialog: seen["dialogs"].append(dialog.message))
             page.goto(page_file.as_uri(), wait_until="load")
+            if script:
+                page.evaluate(script)
             seen["text"] = page.inner_text("body")
-            seen["image_widths"] = page.eval_on_selector_all(
-                "img", "images => images.map(image => image.complete ? image.naturalWidth : 0)"
-            )
-            seen["compare_headers"] = page.eval_on_selector_all(
-                "table.compare", "tables => tables.map(t => t.tHead.rows[0].innerText)"
-            )
+            for name, (selector, function) in evaluations.items():
+                seen[name] = page.eval_on_selector_all(selector, function)
             page.screenshot(path=str(screenshot), full_page=True)
         finally:
             browser.close()
     return seen
+
+
+REPORT_EVALUATIONS = {
+    "image_widths": ("img", "all => all.map(image => image.complete ? image.naturalWidth : 0)"),
+    "compare_headers": ("table.compare", "tables => tables.map(t => t.tHead.rows[0].innerText)"),
+}
 
 
 @pytest.mark.browser
@@ -145,7 +157,7 @@ def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs
     page = tmp_path / "report.html"
     code, output = report(*runs, "--out", page)
     assert code == 0, output
-    seen = open_in_chromium(chromium, page, tmp_path / "report.png")
+    seen = open_in_chromium(chromium, page, tmp_path / "report.png", REPORT_EVALUATIONS)
     assert seen["errors"] == [] and seen["failed"] == [] and seen["dialogs"] == []
     assert all(url.startswith(("file:", "data:")) for url in seen["requests"]), seen["requests"]
     lm_eval_file = next(runs[2].rglob("results_*.json"))
@@ -161,7 +173,7 @@ def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs
         assert f"{accuracy[key]:.3f}" in seen["text"]
     acc = lm_eval["results"]["clams_pairs"]
     assert f"{acc['acc,none'] - 1.96 * acc['acc_stderr,none']:.3f}" in seen["text"]
-    for provenance in ("sha256:", "content_sha256", "clams:1.0.0|langs:en", "transformers"):
+    for provenance in ("sha256:", "content_sha256", "clams:2.0.0|ambiguity:checked|langs:en", "transformers"):
         assert provenance in seen["text"]
     assert (tmp_path / "report.png").stat().st_size > 0
 

@@ -17,7 +17,7 @@ import pytest
 import test_report_page
 from click.testing import CliRunner
 from scipy.stats import binomtest
-from test_report_page import CHROMIUM, CHROMIUM_ARGS
+from test_report_page import open_in_chromium
 
 import perturbed_ud
 from perturbed_ud.cli import main
@@ -196,31 +196,19 @@ def test_hostile_sentences_are_shown_as_text_and_not_run_by_a_spreadsheet(hostil
     assert "<script>alert(1)</script> " in row["replaced"]
 
 
+SHEET_EVALUATIONS = {
+    "captions": ("ruby rt", "all => all.map(t => [t.innerText, t.getBoundingClientRect().height])"),
+    "directions": ("p.nonce", "all => all.map(p => [p.lang, getComputedStyle(p).direction])"),
+}
+OPEN_DETAILS = "document.querySelectorAll('details').forEach(d => d.open = true)"
+
+
 def open_sheet(sync_playwright, page_file: Path, screenshot: Path) -> dict:
-    """What Chromium saw on the sheet: errors, requests, dialogs, text, each caption's text
-    and height, and the direction of each nonce sentence; a full-page screenshot is saved."""
-    seen = {"errors": [], "requests": [], "dialogs": []}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
-            page.on("pageerror", lambda error: seen["errors"].append(str(error)))
-            page.on("request", lambda request: seen["requests"].append(request.url))
-            page.on("dialog", lambda dialog: seen["dialogs"].append(dialog.message))
-            page.goto(page_file.as_uri(), wait_until="load")
-            page.eval_on_selector_all("details", "all => all.forEach(d => d.open = true)")
-            seen["text"] = page.inner_text("body")
-            seen["captions"] = page.eval_on_selector_all(
-                "ruby rt", "all => all.map(rt => [rt.innerText, rt.getBoundingClientRect().height])"
-            )
-            seen["directions"] = page.eval_on_selector_all(
-                "p.nonce", "all => all.map(p => [p.lang, getComputedStyle(p).direction])"
-            )
-            page.screenshot(path=str(screenshot), full_page=True)
-        finally:
-            browser.close()
-    return seen
+    """What Chromium saw on the sheet with every FEATS list open: errors, requests, dialogs,
+    text, each caption's text and height, and the direction of each nonce sentence."""
+    return open_in_chromium(
+        sync_playwright, page_file, screenshot, SHEET_EVALUATIONS, script=OPEN_DETAILS
+    )
 
 
 @pytest.mark.browser
