@@ -173,7 +173,8 @@ def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs
         assert f"{accuracy[key]:.3f}" in seen["text"]
     acc = lm_eval["results"]["clams_pairs"]
     assert f"{acc['acc,none'] - 1.96 * acc['acc_stderr,none']:.3f}" in seen["text"]
-    for provenance in ("sha256:", "content_sha256", "clams:2.0.0|ambiguity:checked|langs:en", "transformers"):
+    signature = "clams:2.0.0|ambiguity:checked|langs:en"
+    for provenance in ("sha256:", "content_sha256", signature, "transformers"):
         assert provenance in seen["text"]
     assert (tmp_path / "report.png").stat().st_size > 0
 

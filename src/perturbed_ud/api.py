@@ -3,7 +3,8 @@
 
 Each keyword is an option of the matching command, spelled with underscores
 (``--part-fraction`` is ``part_fraction``); a list stands for a comma list or a repeated
-option, ``True`` for a flag. The options go through the command's own parsing, so a call
+option, ``True`` for a flag (``False`` for one that turns a default off:
+``ambiguity_check=False``). The options go through the command's own parsing, so a call
 and the command it mirrors check, default and build the same thing.
 """
 
@@ -161,10 +162,11 @@ def option_values(command: click.Command, options: dict) -> dict:
     args = []
     for name, value in options.items():
         param = params[name]
-        if value is None or (param.is_flag and not value):
+        if value is None:
             continue
-        if param.is_flag:
-            args.append(param.opts[0])
+        if param.is_flag:  # written when it differs from the default: --no-ambiguity-check
+            if value != param.default:
+                args.append(param.opts[0])
             continue
         many = value if param.multiple and isinstance(value, (list, tuple)) else [value]
         for one in many:
