@@ -41,11 +41,16 @@ def french_no_elision() -> frozenset[str]:
     return frozenset(line.strip().lower() for line in _data_lines("fr_h_aspire.txt"))
 
 
+def _language_table(name: str, lang: str) -> dict:
+    """A TOML lexicon's table for ``lang`` (empty for a language it lacks)."""
+    return load_toml(name).get(lang, {})
+
+
 @cache
 def closed_class(lang: str) -> dict[str, frozenset[str]]:
     """UPOS -> closed-class lemmas (case-folded) that treebanks tag with that content UPOS:
     *too*, *several*, *pouvoir*; empty for a language without a table."""
-    table = load_toml("closed_class.toml").get(lang, {})
+    table = _language_table("closed_class.toml", lang)
     return {
         upos: frozenset(lemma.casefold() for lemma in lemmas)
         for upos, lemmas in table.items()
@@ -56,14 +61,14 @@ def closed_class(lang: str) -> dict[str, frozenset[str]]:
 def idioms(lang: str) -> tuple[str, ...]:
     """Multiword expressions of ``lang`` that treebanks do not always mark as such, as
     space-separated lower-case words (*unter anderem*, *в том числе*)."""
-    return tuple(load_toml("idioms.toml").get(lang, {}).get("idioms", ()))
+    return tuple(_language_table("idioms.toml", lang).get("idioms", ()))
 
 
 def closed_class_source(lang: str) -> str | None:
     """Where the closed-class list of ``lang`` came from (its ``source`` line)."""
-    return load_toml("closed_class.toml").get(lang, {}).get("source")
+    return _language_table("closed_class.toml", lang).get("source")
 
 
 def idiom_source(lang: str) -> str | None:
     """Where the idiom list of ``lang`` came from (its ``source`` line)."""
-    return load_toml("idioms.toml").get(lang, {}).get("source")
+    return _language_table("idioms.toml", lang).get("source")

@@ -12,8 +12,8 @@ from datasets import load_dataset
 
 from perturbed_ud.builders.clams import _read, agreement_readings, find_languages
 from perturbed_ud.cli import main
-from perturbed_ud.grammar.ambiguity import AgreementReadings, finite_word
-from perturbed_ud.grammar.morphology import pymorphy_available
+from perturbed_ud.grammar.ambiguity import AgreementReadings
+from perturbed_ud.grammar.morphology import finite_word, pymorphy_available
 
 GRAMMAR = """\
 vary: VP[]
@@ -77,9 +77,11 @@ def test_the_projects_grammars_give_no_ambiguous_pair_in_any_language(tmp_path):
 
 
 def test_finite_word_is_the_first_that_differs():
-    assert finite_word("sont jeunes", "est jeune") == "sont"
-    assert finite_word("sprechen viele Sprachen", "spricht viele Sprachen") == "sprechen"
-    assert finite_word("read", "reads") == "read"
+    assert finite_word(("sont", "jeunes"), [("est", "jeune")]) == "sont"
+    assert finite_word(("sprechen", "viele", "Sprachen"), [("spricht", "viele", "Sprachen")]) == (
+        "sprechen"
+    )
+    assert finite_word(("read",), [("reads",)]) == "read"
 
 
 def test_readings_follow_number_person_and_tense(tmp_path):

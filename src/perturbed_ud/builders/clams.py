@@ -32,7 +32,7 @@ from ..data.writer import ParquetSplitWriter, rows_table
 from ..download import cache_dir, fetch_all
 from ..errors import GrammarError, InputError, SourceError
 from ..files import file_sha256
-from ..grammar.ambiguity import AMBIGUOUS, AgreementReadings, finite_word
+from ..grammar.ambiguity import AMBIGUOUS, AgreementReadings
 from ..grammar.evalset import COMMON, read_grammar_folder
 from ..grammar.expand import MAX_SENTENCES, MinimalPair, minimal_sets
 from ..grammar.morphology import (
@@ -41,6 +41,7 @@ from ..grammar.morphology import (
     UD_LANGUAGES,
     UNKNOWN,
     check_folder,
+    finite_word,
     pymorphy_available,
     ud_files,
     varied_forms,
@@ -377,11 +378,8 @@ def _generate(
             if not minimal_set.pairs:
                 drops[f"{name}:no_ungrammatical_variant"] += 1
             for k, pair in enumerate(minimal_set.pairs):
-                if readings and (
-                    found := readings.agreeing_source(
-                        finite_word(pair.bad_form, pair.good_form), pair.good_attributes
-                    )
-                ):
+                bad_word = finite_word(tuple(pair.bad_form.split(" ")), [pair.good_form.split(" ")])
+                if readings and (found := readings.agreeing_source(bad_word, pair.good_attributes)):
                     refused[f"{name}:{AMBIGUOUS}:{found}"] += 1
                     ambiguous_forms.add(f"{pair.bad_form} ({found})")
                     continue

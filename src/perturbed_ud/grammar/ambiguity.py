@@ -34,12 +34,6 @@ from .morphology import NUMBERS, PERSONS, VERBAL_UPOS, normalise
 AMBIGUOUS = "ambiguous"
 
 
-def finite_word(form: str, other: str) -> str:
-    """The first word of ``form`` that differs from ``other`` (its alternative form)."""
-    words, others = form.split(" "), other.split(" ")
-    return next((w for j, w in enumerate(words) if j >= len(others) or others[j] != w), words[0])
-
-
 Reading = tuple[str, frozenset[str], str]  # (Number or "", persons, Tense or "")
 
 

@@ -87,14 +87,16 @@ def varied_forms(grammar: Grammar) -> list[tuple[str, tuple[str, ...], str, str]
                 if d is not definition and len(d.options) == len(definition.options)
             ]
             for k, option in enumerate(definition.options):
-                word = _finite_word(option, [d.options[k] for d in others])
+                word = finite_word(option, [d.options[k] for d in others])
                 found.append(
                     (name, definition.preterminal.written, " ".join(option), word),
                 )
     return found
 
 
-def _finite_word(option: tuple[str, ...], alternates: list[tuple[str, ...]]) -> str:
+def finite_word(option: tuple[str, ...], alternates: list[tuple[str, ...]]) -> str:
+    """The first word of ``option`` that differs from an alternate's word there (*sont*
+    of *sont jeunes* against *est jeune*), else its first word."""
     for j, word in enumerate(option):
         if any(j >= len(other) or other[j] != word for other in alternates):
             return word

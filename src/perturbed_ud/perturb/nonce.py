@@ -15,16 +15,19 @@ does to the rest:
 - closed-class words that treebanks tag ADV, ADJ, VERB or NOUN (*too*, *only*, *several*,
   *pouvoir*, *самый*, *plupart*; `lexicons/closed_class.toml`) are kept and never candidates;
 - numerals in any spelling (digits, NumType, Roman numerals of any UPOS) are kept;
-- words of multiword expressions are kept: both ends of a `fixed`, `flat` or `compound:prt`
-  (and other compound subtypes) relation, and the idioms of `lexicons/idioms.toml` that the
-  treebanks do not annotate (*unter anderem*, *par exemple*, *в том числе*);
+- words of multiword expressions are kept: both ends of a `fixed` relation, a `flat` one
+  other than a name, or a `compound:prt` (and other verbal compound subtypes) one, and the
+  idioms of `lexicons/idioms.toml` that the treebanks do not annotate (*unter anderem*,
+  *par exemple*, *в том числе*);
 - the context includes what a head selects in its dependents: for clausal ones (csubj,
   ccomp, xcomp, advcl, acl) their UPOS, VerbForm and `mark`/`case` lemmas (*finir de*
   + infinitive is not *devoir* + infinitive); for obj and iobj their Case and `case`
   lemmas (*руководить* + Ins is not *делать* + Acc); the perfect auxiliary where verbs
   choose it (*être né*); *more*/*most* of an English adjective; German pronominal adverbs
   (*darauf*, *dazu*) by lemma; a verb's own VerbForm and Voice; whether a singular noun
-  goes without a determiner, in languages with articles (*rise in unemployment*);
+  goes without a determiner, and after which preposition, in languages with articles (*rise
+  in unemployment*); a name's preposition and article (*en France*, *au Canada*); the
+  agreement of an Arabic plural noun (human or not);
 - a replacement verb, adjective or noun was seen in the pool with every case and
   preposition of the replaced word's obliques (*penser à*, *stolz auf*, *Einfluss auf*);
 - adverbs of a pronoun, determiner or numeral (*almost anybody*), capitalised common words
@@ -58,6 +61,7 @@ from functools import cache
 from ..lexicons import closed_class, idioms
 from ..rng import KeyedDraws
 from ..ud.columns import SentenceColumns
+from ..ud.conllu_io import parse_feats
 from .inflection import Inflector
 from .lemma import lemma_or_form
 from .surface_rules import (
@@ -68,6 +72,7 @@ from .surface_rules import (
     form_condition,
     lemma_key,
     render_text,
+    sentence_start,
     set_space_after,
     set_text,
     target_case,
@@ -197,7 +202,8 @@ def _selected(
     relation, lemma = cols.deprels[j].split(":")[0], cols.lemmas[j].lower()
     markers = _markers(cols, deps[j])
     if relation in CLAUSAL:
-        return (cols.deprels[j], cols.upos[j], _feature(cols.feats[j], "VerbForm"), markers)
+        verb_form = parse_feats(cols.feats[j]).get("VerbForm", "")
+        return (cols.deprels[j], cols.upos[j], verb_form, markers)
     if relation in OBJECTS:
         return _governed(cols, j, markers)
     if cols.deprels[j] in ("aux", "aux:tense") and lemma in PERFECT_AUXILIARIES.get(lang, ()):
@@ -213,7 +219,7 @@ def _selected(
 def _governed(cols: SentenceColumns, j: int, markers: tuple) -> tuple | None:
     """The case and prepositions of a nominal dependent (a pronoun's case aside: English and
     French mark it on pronouns only)."""
-    case = _feature(cols.feats[j], "Case") if cols.upos[j] != "PRON" else ""
+    case = parse_feats(cols.feats[j]).get("Case", "") if cols.upos[j] != "PRON" else ""
     return (cols.deprels[j], case, markers) if case or markers else None
 
 
@@ -232,13 +238,15 @@ def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> froze
 
 def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> tuple:
     """The word's own features that its slot selects: a verb's VerbForm and Voice (a
-    participle's valency is not the finite verb's); a bare singular noun's number, in a
-    language with articles."""
+    participle's valency is not the finite verb's); a bare singular noun's number and
+    preposition, in a language with articles; a name's preposition and article; the
+    agreement of an Arabic plural noun."""
+    feats = parse_feats(cols.feats[i])
     if cols.upos[i] == "VERB":
-        return (("form", _feature(cols.feats[i], "VerbForm"), _feature(cols.feats[i], "Voice")),)
+        return (("form", feats.get("VerbForm", ""), feats.get("Voice", "")),)
     bare = not any(cols.deprels[j] in DETERMINERS for j in children)
     if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
-        return (("bare", _feature(cols.feats[i], "Number"), _markers(cols, children)),)
+        return (("bare", feats.get("Number", ""), _markers(cols, children)),)
     own = ()
     if cols.upos[i] == "PROPN":  # *en France*, *à Paris*, *au Canada*; *в России*, *на Украине*
         article = any(cols.deprels[j] == "det" for j in children)
@@ -259,20 +267,15 @@ def _agreement(cols: SentenceColumns, i: int, children: list[int]) -> tuple:
     """Gender and Number of the adjectives and the verb that agree with a plural noun: in
     Arabic they tell a human plural (masculine plural) from a non-human one (feminine
     singular), which FEATS do not mark."""
-    if _feature(cols.feats[i], "Number") != "Plur":
+    if parse_feats(cols.feats[i]).get("Number", "") != "Plur":
         return ()
     agreeing = [j for j in children if cols.deprels[j] == "amod"]
     if cols.deprels[i].startswith("nsubj") and cols.heads[i]:
         agreeing.append(cols.heads[i] - 1)
     return tuple(
-        sorted({(_feature(cols.feats[j], "Gender"), _feature(cols.feats[j], "Number"))
-                for j in agreeing})
+        sorted({(feats.get("Gender", ""), feats.get("Number", ""))
+                for feats in (parse_feats(cols.feats[j]) for j in agreeing)})
     )  # fmt: skip
-
-
-def _feature(feats: str, name: str) -> str:
-    prefix = name + "="
-    return next((f[len(prefix) :] for f in feats.split("|") if f.startswith(prefix)), "")
 
 
 def lemma_of(cols: SentenceColumns, i: int) -> str:
@@ -336,6 +339,7 @@ def kept_words(lang: str, cols: SentenceColumns, rules: NonceRules) -> dict[int,
     expressions = (
         multiword_expression_words(lang, cols) if rules.keep_multiword_expressions else set()
     )
+    names_and_dates = _names_and_dates(lang, cols) if rules.keep_multiword_expressions else set()
     kept = {}
     for i, upos in enumerate(cols.upos):
         if upos not in CONTENT_UPOS:
@@ -349,9 +353,7 @@ def kept_words(lang: str, cols: SentenceColumns, rules: NonceRules) -> dict[int,
             kept[i] = NUMERAL
         elif lemma in closed.get(upos, ()) or (rules.open_class_only and _of_quantifier(cols, i)):
             kept[i] = CLOSED_CLASS
-        elif i in expressions or (
-            rules.keep_multiword_expressions and _in_name_or_date(lang, cols, i)
-        ):
+        elif i in expressions or i in names_and_dates:
             kept[i] = MULTIWORD_EXPRESSION
     return kept
 
@@ -363,16 +365,22 @@ def _of_quantifier(cols: SentenceColumns, i: int) -> bool:
     return cols.upos[i] == "ADV" and head >= 0 and cols.upos[head] in ("PRON", "DET", "NUM")
 
 
-def _in_name_or_date(lang: str, cols: SentenceColumns, i: int) -> bool:
-    """A common word capitalised inside a sentence (*the Royal Society*, *New chapels* of a
-    title; not a German noun), or the noun of a date (*1927 года*, *в 1990-х годах*): part of
-    a name or date."""
-    form, upos = cols.forms[i], cols.upos[i]
-    first = next((k for k, tag in enumerate(cols.upos) if tag != "PUNCT"), 0)
-    common = upos != "PROPN" and not (upos == "NOUN" and lang in CAPITALISED_NOUNS)
-    if common and i > first and form[:1].isupper():
-        return True
-    return any(cols.heads[j] == i + 1 and YEAR.fullmatch(cols.forms[j]) for j in range(len(cols)))
+def _names_and_dates(lang: str, cols: SentenceColumns) -> set[int]:
+    """Common words capitalised inside a sentence (*the Royal Society*, *New chapels* of a
+    title; not a German noun), and the nouns of dates (*1927 года*, *в 1990-х годах*): parts
+    of a name or date."""
+    first = sentence_start(cols)
+    capitalised = {
+        i
+        for i, (form, upos) in enumerate(zip(cols.forms, cols.upos, strict=True))
+        if i > first
+        and form[:1].isupper()
+        and upos != "PROPN"
+        and not (upos == "NOUN" and lang in CAPITALISED_NOUNS)
+    }
+    dated = {head - 1 for head, form in zip(cols.heads, cols.forms, strict=True)
+             if head and YEAR.fullmatch(form)}  # fmt: skip
+    return capitalised | dated
 
 
 @dataclass

@@ -78,8 +78,12 @@ def target_case(cols: SentenceColumns, i: int, new: str) -> str:
     words = [f for f in cols.forms if sum(c.isalpha() for c in f) > 1]
     if len(words) >= 3 and 2 * sum(map(_all_caps, words)) > len(words):
         return new.upper()
-    first = next(k for k, upos in enumerate(cols.upos) if upos != "PUNCT" or k == i)
-    return new[:1].upper() + new[1:] if i == first else new
+    return new[:1].upper() + new[1:] if i == sentence_start(cols) else new
+
+
+def sentence_start(cols: SentenceColumns) -> int:
+    """The index of the first word that is not punctuation (0 if there is none)."""
+    return next((k for k, upos in enumerate(cols.upos) if upos != "PUNCT"), 0)
 
 
 def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
