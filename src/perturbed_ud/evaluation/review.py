@@ -36,7 +36,7 @@ from .. import __version__
 from ..data.writer import split_files
 from ..errors import InputError, OutputExistsError
 from ..files import file_sha256, open_output, output_folder, write_text
-from ..perturb.surface_rules import _gaps, space_after, surface_tokens
+from ..perturb.surface_rules import space_after, surface_tokens, token_gaps
 from ..rng import stable_key
 from ..ud.columns import FEATURES, SentenceColumns
 from .datasets_io import require_columns
@@ -210,7 +210,8 @@ def sentence_tokens(row: dict, replaced: list[bool]) -> tuple[Token, ...]:
     joining."""
     cols = SentenceColumns.from_row(row)
     tokens = surface_tokens(cols)
-    gaps = _gaps(cols.text, tokens) or [" " if space_after(misc) else "" for *_, misc in tokens]
+    spaced = [" " if space_after(misc) else "" for *_, misc in tokens]
+    gaps = token_gaps(cols.text, tokens) or spaced
     shown: list[Token] = []
     for (first, last, form, _), gap in zip(tokens, gaps, strict=True):
         words = tuple((cols.forms[i], cols.upos[i], cols.feats[i])

@@ -473,7 +473,7 @@ def surface_tokens(cols: SentenceColumns) -> list[tuple[int, int, str, str]]:
     return tokens
 
 
-def _gaps(text: str, tokens: list[tuple[int, int, str, str]]) -> list[str] | None:
+def token_gaps(text: str, tokens: list[tuple[int, int, str, str]]) -> list[str] | None:
     """The text between each token and the next, if the tokens spell ``text`` in order."""
     position, gaps = 0, []
     for k, (_, _, form, _) in enumerate(tokens):
@@ -492,7 +492,7 @@ def render_text(original: SentenceColumns, cols: SentenceColumns) -> str:
     else one space or none as SpaceAfter says."""
     old_tokens = surface_tokens(original)
     new_tokens = surface_tokens(cols)
-    gaps = _gaps(original.text, old_tokens) if original.text else None
+    gaps = token_gaps(original.text, old_tokens) if original.text else None
     old_after = {}
     if gaps is not None:
         old_after = {last: (space_after(misc), gaps[k]) for k, (_, last, _, misc) in
