@@ -8,15 +8,17 @@ import pytest
 from perturbed_ud.lexicons import closed_class
 from test_spud import columns
 
-from perturbed_ud.perturb.inflection import Inflector, Lexicon
+from perturbed_ud.perturb.inflection import Inflector, Lexicon, RussianParadigms
 from perturbed_ud.perturb.nonce import (
     RULES,
     build_pool,
     context_key,
+    dependents,
     kept_words,
     multiword_expression_words,
     nonce_sentence,
     numeral,
+    object_gap,
 )
 from perturbed_ud.perturb.surface_rules import (
     adjust,
@@ -27,7 +29,7 @@ from perturbed_ud.perturb.surface_rules import (
 )
 from perturbed_ud.rng import KeyedDraws
 from perturbed_ud.ud.columns import SentenceColumns
-from perturbed_ud.ud.conllu_io import read_conllu
+from perturbed_ud.ud.conllu_io import parse_feats, read_conllu
 from perturbed_ud.ud.sources import sample_root
 
 TREEBANKS = {"en": "English", "fr": "French", "de": "German", "ru": "Russian", "ar": "Arabic"}
@@ -44,7 +46,8 @@ def replaced_words(lang: str, rules: str):
     pool = build_pool(lang, sentences, RULES[rules])
     cite = lambda cols, i: citation_form(lang, cols, i)  # noqa: E731
     (path,) = (sample_root() / f"UD_{TREEBANKS[lang]}-PUD").glob("*.conllu.xz")
-    inflector = Inflector([Lexicon.from_ud([path], lemma_key(lang), cite)])
+    sources = [Lexicon.from_ud([path], lemma_key(lang), cite)]
+    inflector = Inflector(sources + [RussianParadigms()] * (lang == "ru"))  # as a build does
     for cols in sentences:
         result = nonce_sentence(lang, cols, pool, inflector, KeyedDraws(1, lang, cols.sent_id))
         for i, changed in enumerate(result.replaced):
@@ -175,3 +178,66 @@ def test_the_noun_of_a_date_is_kept():
                       ("годах", "год", "NOUN", "Case=Loc|Number=Plur", 0, "root")])  # fmt: skip
     assert kept_words("ru", decade, RULES["v3"]) == {1: "numeral", 2: "multiword_expression"}
     assert kept_words("ru", decade, RULES["v2"]) == {}
+
+
+def test_a_reflexive_object_is_not_a_nominal_one():
+    def key(pronoun, feats):
+        return context_key("fr", columns([
+            ("Il", "il", "PRON", "_", 3, "nsubj"),
+            (pronoun, pronoun, "PRON", feats, 3, "obj"),
+            ("saisit", "saisir", "VERB", "_", 0, "root"),
+        ]), 2)  # fmt: skip
+
+    assert key("se", "Person=3|Reflex=Yes") != key("le", "Person=3")
+    assert key("se", "Person=3|Reflex=Yes") == key("s'", "Person=3|Reflex=Yes")
+
+
+def test_an_object_gap_is_a_relative_clause_without_object_or_relative_word():
+    def relative(*words):
+        head = [("the", "the", "DET", "_", 2, "det"), ("book", "book", "NOUN", "_", 0, "root")]
+        return columns(head + list(words))
+
+    gap = relative(
+        ("I", "I", "PRON", "_", 4, "nsubj"), ("read", "read", "VERB", "_", 2, "acl:relcl")
+    )
+    assert object_gap(gap, 3, dependents(gap.heads))
+    with_that = relative(("that", "that", "PRON", "PronType=Rel", 5, "obj"),
+                         ("I", "I", "PRON", "_", 5, "nsubj"),
+                         ("read", "read", "VERB", "_", 2, "acl:relcl"))  # fmt: skip
+    assert not object_gap(with_that, 4, dependents(with_that.heads))
+    subject = relative(("fell", "fall", "VERB", "_", 2, "acl:relcl"))
+    assert not object_gap(subject, 2, dependents(subject.heads)), "no subject: a subject gap"
+
+
+def pool_frames(lang: str):
+    """Per lemma: the degrees it was seen in and whether it was seen with an object, read
+    from the PUD sample here rather than from the pool."""
+    key = lemma_key(lang)
+    degrees, transitive = set(), set()
+    for cols in pud(lang):
+        deps = dependents(cols.heads)
+        for i, feats in enumerate(cols.feats):
+            lemma = key(cols.lemmas[i])
+            degrees.add((lemma, parse_feats(feats).get("Degree")))
+            if any(cols.deprels[j].split(":")[0] == "obj" for j in deps[i]):
+                transitive.add(lemma)
+    return degrees, transitive
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_comparatives_and_object_gaps_take_words_seen_so(lang):
+    """A graded word is replaced by a word seen in that degree (no *правее* made from a
+    year); a relativised object's verb, if it takes objects, by a verb seen with one."""
+    degrees, transitive = pool_frames(lang)
+    key = lemma_key(lang)
+    graded = gaps = 0
+    for cols, new, i in replaced_words(lang, "v3"):
+        degree = parse_feats(cols.feats[i]).get("Degree")
+        if cols.upos[i] in ("ADJ", "ADV") and degree in ("Cmp", "Sup"):
+            graded += 1
+            assert (key(new.lemmas[i]), degree) in degrees, (cols.forms[i], new.forms[i])
+        if object_gap(cols, i, dependents(cols.heads)) and key(cols.lemmas[i]) in transitive:
+            gaps += 1
+            assert key(new.lemmas[i]) in transitive, (cols.text, new.forms[i])
+    assert graded > 10
+    assert gaps >= 3 or lang == "ru", "English relatives drop the object's pronoun"

@@ -93,12 +93,15 @@ sentence (names, titles) and the words of multiword expressions (`fixed`, `flat`
 names, `compound:prt` and other verbal compounds, and the idioms of `lexicons/idioms.toml`:
 *unter anderem*, *par exemple*, *в том числе*) are kept and never replacements. The context
 also holds what a head selects: the UPOS, VerbForm and `mark`/`case` words of its clausal
-dependents, the Case and `case` words of its objects, the perfect auxiliary (*être né*), a
-verb's own VerbForm and Voice, a bare singular noun's number and preposition (languages with
-articles), a name's preposition and article (*en France*, *au Canada*), the agreement of an
-Arabic plural noun (human or not), German pronominal adverbs (*darauf*); and a replacement
-verb, adjective or noun was seen in the pool with every preposition and case of the replaced
-word's obliques (*penser à*, *stolz auf*, *Einfluss auf*). Rules `v2` (`--rules v2`) replace
+dependents, the Case and `case` words of its objects and whether an object is reflexive
+(*se saisir*), the perfect auxiliary (*être né*), a verb's own VerbForm and Voice, the degree
+of a comparative or superlative (only words seen graded replace graded ones), a bare singular
+noun's number and preposition (languages with articles), a name's preposition and article
+(*en France*, *au Canada*), the agreement of an Arabic plural noun (human or not), German
+pronominal adverbs (*darauf*); and a replacement verb, adjective or noun was seen in the pool
+with every preposition and case of the replaced word's obliques (*penser à*, *stolz auf*,
+*Einfluss auf*), and with an object where the replaced verb, itself seen with objects, has its
+object relativised away (*the book I read*). Rules `v2` (`--rules v2`) replace
 every content word as the paper does.
 
 A German infinitive with *zu* inside
@@ -433,7 +436,7 @@ SPUD_CITATION = """\
 class SpudSettings(UDSettings):
     """Everything that shapes a spud build."""
 
-    version: str = version_setting("3.0.0")  # v3: open-class words, valency, expressions
+    version: str = version_setting("3.1.0")  # 3.1: degree, object gaps, reflexives
     rules: str = setting(
         "v3: open-class words only, numerals and multiword expressions kept, valency in the "
         "context; v2: every content word, as in the paper (see perturb/nonce.py)",

@@ -107,6 +107,10 @@ OBJECTS = frozenset({"obj", "iobj"})
 OBLIQUES = frozenset({"obl", "obl:arg", "obl:agent", "nmod"})
 OBLIQUE_HEADS = frozenset({"VERB", "ADJ", "NOUN"})
 MARKERS = frozenset({"mark", "case"})
+TRANSITIVE = ("object",)  # in an oblique frame: the word was seen with an object
+# Degrees a slot selects: a replacement comparative or superlative must have been seen as
+# one (pymorphy and the analytic forms would otherwise grade *ungradable* words: *правее*).
+GRADED = frozenset({"Cmp", "Sup", "Abs"})
 # Languages whose verbs choose their perfect auxiliary (*il est né*, not *il a né*).
 PERFECT_AUXILIARIES = {
     "fr": frozenset({"avoir", "être"}),
@@ -219,13 +223,16 @@ def _selected(
 def _governed(cols: SentenceColumns, j: int, markers: tuple) -> tuple | None:
     """The case and prepositions of a nominal dependent (a pronoun's case aside: English and
     French mark it on pronouns only)."""
-    case = parse_feats(cols.feats[j]).get("Case", "") if cols.upos[j] != "PRON" else ""
+    feats = parse_feats(cols.feats[j])
+    case = feats.get("Case", "") if cols.upos[j] != "PRON" else ""
+    if feats.get("Reflex") == "Yes":  # *se saisir*: a reflexive verb is not *saisir*
+        case = "reflexive"
     return (cols.deprels[j], case, markers) if case or markers else None
 
 
 def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> frozenset:
     """The case and prepositions of the obliques of a verb, adjective or noun (*stolz auf*,
-    *Einfluss auf*; empty for other words)."""
+    *Einfluss auf*; empty for other words), and TRANSITIVE where it has an object."""
     if cols.upos[i] not in OBLIQUE_HEADS:
         return frozenset()
     frame = set()
@@ -233,7 +240,24 @@ def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> froze
         governed = cols.deprels[j] in OBLIQUES and _governed(cols, j, _markers(cols, deps[j]))
         if governed:
             frame.add(governed[1:])
+        if cols.deprels[j].split(":")[0] == "obj":
+            frame.add(TRANSITIVE)
     return frozenset(frame)
+
+
+def object_gap(cols: SentenceColumns, i: int, deps: list[list[int]]) -> bool:
+    """Whether verb ``i`` heads a relative clause whose gap is its object: a subject, no
+    object, clausal complement or relative word (*the book I read*: a replacement must take
+    an object, *the book I slept* is not English)."""
+    children = deps[i]
+    relations = {cols.deprels[j].split(":")[0] for j in children}
+    return (
+        cols.upos[i] == "VERB"
+        and cols.deprels[i] == "acl:relcl"
+        and "nsubj" in relations
+        and not relations & {"obj", "ccomp", "xcomp", "expl"}
+        and not any("PronType=Rel" in cols.feats[j] for j in children)
+    )
 
 
 def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> tuple:
@@ -244,6 +268,8 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
     feats = parse_feats(cols.feats[i])
     if cols.upos[i] == "VERB":
         return (("form", feats.get("VerbForm", ""), feats.get("Voice", "")),)
+    if cols.upos[i] in ("ADJ", "ADV") and feats.get("Degree") in GRADED:
+        return (("degree", feats["Degree"]),)  # a comparative seen in use: gradable
     bare = not any(cols.deprels[j] in DETERMINERS for j in children)
     if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
         return (("bare", feats.get("Number", ""), _markers(cols, children)),)
@@ -503,6 +529,12 @@ def nonce_sentence(
             continue
         own = key_of(lemma_of(cols, i)).casefold()
         frame = oblique_frame(cols, i, deps) if pool.rules.valency else frozenset()
+        if (
+            pool.rules.valency
+            and object_gap(cols, i, deps)
+            and pool.fits_obliques(key_of(lemma_of(cols, i)), frozenset({TRANSITIVE}))
+        ):  # only a verb that takes objects has an object gap (*the day I arrived* has none)
+            frame |= {TRANSITIVE}
         candidates = tuple(
             lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps, pool.rules), ())
             if lemma.casefold() != own and pool.fits_obliques(lemma, frame)
