@@ -82,27 +82,32 @@ meaning ("colorless green ideas"). The syntactic context of a word is its UPOS, 
 (with subtype) and the multiset of its dependents' DEPRELs; French adjectives only take
 replacements seen on the same side of their head. Replacement lemmas come from the pool
 splits (by default the test split, as in the paper), and never from function words (lemmas
-the pool tags more often with a closed-class UPOS than with a content one) or numerals
+the pool tags more often with a closed-class UPOS than with a content one, and single
+letters of an alphabet) or numerals
 (digits, NumType, Roman numerals).
 
 Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it
 does: closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*,
 *pouvoir*, *самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost
-anybody*), numerals in any spelling, dates (*в 1903 году*), capitalised common words inside a
-sentence (names, titles) and the words of multiword expressions (`fixed`, `flat` other than
-names, `compound:prt` and other verbal compounds, and the idioms of `lexicons/idioms.toml`:
-*unter anderem*, *par exemple*, *в том числе*) are kept and never replacements. The context
-also holds what a head selects: the UPOS, VerbForm and `mark`/`case` words of its clausal
-dependents, the Case and `case` words of its objects and whether an object is reflexive
-(*se saisir*), the perfect auxiliary (*être né*), a verb's own VerbForm and Voice, the degree
-of a comparative or superlative (only words seen graded replace graded ones), a bare singular
-noun's number and preposition (languages with articles), a name's preposition and article
-(*en France*, *au Canada*), the agreement of an Arabic plural noun (human or not), German
-pronominal adverbs (*darauf*); and a replacement verb, adjective or noun was seen in the pool
-with every preposition and case of the replaced word's obliques (*penser à*, *stolz auf*,
-*Einfluss auf*), and with an object where the replaced verb, itself seen with objects, has its
-object relativised away (*the book I read*). Rules `v2` (`--rules v2`) replace
-every content word as the paper does.
+anybody*), numerals in any spelling, dates (*в 1903 году*), capitalised common words inside
+a sentence (names, titles) and the words of multiword expressions (`fixed`, `flat` other
+than names, `compound:prt` and other verbal compounds, and the idioms of
+`lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том числе*) are kept and never
+replacements. The context also holds what a head selects: the UPOS, VerbForm and
+`mark`/`case` words of its clausal dependents, the Case and `case` words of its objects and
+whether an object is reflexive (*se saisir*), the perfect auxiliary (*être né*), a verb's
+own VerbForm and Voice, the degree of a comparative or superlative (only words seen graded
+replace graded ones), a bare singular noun's number and preposition (languages with
+articles), a name's preposition and article (*en France*, *au Canada*) and whether it is an
+acronym, whether an adverb grades an adjective or adverb (*well short*, not *fast short*),
+the number of a French adjective before its noun (*différents côtés*), the agreement of an
+Arabic plural noun (human or not), German pronominal adverbs (*darauf*), English *ago* after
+a duration, a French bare object (light verbs: *faire sensation*); and a replacement verb,
+adjective or noun was seen in the pool with every preposition and case of the replaced
+word's obliques, in one sentence (*penser à*, *stolz auf*, *Einfluss auf*; *sich treffen
+mit* and *treffen auf* do not give *sich treffen auf*), and with an object where the
+replaced verb, itself seen with objects, has its object relativised away (*the book I
+read*). Rules `v2` (`--rules v2`) replace every content word as the paper does.
 
 A German infinitive with *zu* inside
 (*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;
@@ -119,14 +124,14 @@ the nonce text in `nonce`), the word columns `ids`, `forms`, `lemmas`, `upos`, `
 `empty_nodes` lines (all ten columns as strings), and `replaced` (per word: was the lemma
 replaced). UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS are never changed; FORM and LEMMA change
 for replaced words, FORM alone for words adjusted around them (English a/an; French elision,
-ce/cet, ma/mon and the contractions du/au/des/aux; Russian о/об; the Arabic article after
-li-). Words in `fixed` expressions (*because of*, *à cause de*) and French *ne* are never
-replaced. A multiword token keeps its form unless one of its words changes; a replaced word
-inside one is re-spelled by concatenation, allowed only where the other words are clitics
-(Arabic, English 's), so content words in other multiword tokens are left unchanged.
-MISC attributes that describe the old form (wordform, CorrectForm, Translit, LId, Gloss …)
-are dropped from changed words. Arabic replacements carry no diacritics, and their lemma is
-the pool's lemma without diacritics.
+ce/cet, ma/mon, the contractions du/au/des/aux and the -t- of *indique-t-elle*; Russian
+о/об, с/со, в/во; the Arabic article after li-). Words in `fixed` expressions (*because of*,
+*à cause de*) and French *ne* are never replaced. A multiword token keeps its form unless
+one of its words changes; a replaced word inside one is re-spelled by concatenation, allowed
+only where the other words are clitics (Arabic, English 's), so content words in other
+multiword tokens are left unchanged. MISC attributes that describe the old form (wordform,
+CorrectForm, Translit, LId, Gloss …) are dropped from changed words. Arabic replacements
+carry no diacritics, and their lemma is the pool's lemma without diacritics.
 
 `perturbed-ud export-conllu FOLDER --config en_seed1 --split nonce --out nonce.conllu` writes
 a split back as CoNLL-U; the `orig` split gives back the input's token lines.

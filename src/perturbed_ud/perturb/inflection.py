@@ -203,6 +203,8 @@ _OC_POS = {
 # Features compared between a pymorphy3 form and the UD target.
 _RU_FEATURES = ("Animacy", "Aspect", "Case", "Degree", "Gender", "Mood", "Number", "Person",
                 "Tense", "Variant", "VerbForm", "Voice")  # fmt: skip
+# Forms OpenCorpora marks as literary, archaic, informal, slang, erroneous or distorted.
+_RU_MARKED = frozenset({"Litr", "Arch", "Infr", "Slng", "Erro", "Dist"})
 # Features UD omits where pymorphy3 has them, and the reverse: not a mismatch when absent.
 _RU_OPTIONAL = {"Animacy", "Degree", "Voice"}
 
@@ -298,6 +300,8 @@ class RussianParadigms:
                 for form in lexeme:
                     if any(g.startswith("V-") for g in form.tag.grammemes):
                         continue  # spelling variants (-ою, -ею): the main form comes first
+                    if form.tag.grammemes & _RU_MARKED:
+                        continue  # грома (Litr) beside громы: a native reader rejects it
                     form_upos, feats = _pymorphy_feats(form.tag, form.word)
                     if form_upos == want or (want == "ADV" and form.tag.POS == "COMP"):
                         forms.append((_cased(form.word, lemma), feats))

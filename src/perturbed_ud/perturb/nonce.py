@@ -53,6 +53,7 @@ a replacement either.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ from .lemma import lemma_or_form
 from .surface_rules import (
     APOSTROPHES,
     adjust,
+    all_caps,
     can_respell,
     drop_form_misc,
     form_condition,
@@ -75,6 +77,7 @@ from .surface_rules import (
     sentence_start,
     set_space_after,
     set_text,
+    space_after,
     target_case,
     written_form,
 )
@@ -97,6 +100,9 @@ YEAR = re.compile(r"\d{4}(-?\w{1,3})?")
 # verbs, serial verbs, reduplication). Names stay open (*Angela Merkel* -> *Donald Clinton*
 # is still a name), and so do plain noun compounds, which are productive.
 MULTIWORD_SUBTYPES = frozenset({"compound:prt", "compound:lvc", "compound:svc", "compound:redup"})
+# Languages whose compounds join stems with linking elements (*Tage-*, *Tages-*), which no
+# inflected form gives (*Tagen-Designern*).
+STEM_COMPOUNDS = frozenset({"de", "nl", "sv", "da", "nb", "nn", "is"})
 CLAUSAL = frozenset({"csubj", "ccomp", "xcomp", "advcl", "acl"})
 # Nominal dependents whose case and preposition a head governs (*руководить* + Ins).
 OBJECTS = frozenset({"obj", "iobj"})
@@ -107,7 +113,10 @@ OBJECTS = frozenset({"obj", "iobj"})
 OBLIQUES = frozenset({"obl", "obl:arg", "obl:agent", "nmod"})
 OBLIQUE_HEADS = frozenset({"VERB", "ADJ", "NOUN"})
 MARKERS = frozenset({"mark", "case"})
+# Reflexive pronouns by lemma: treebanks do not all mark Reflex=Yes (PUD: *s'* of *s'autosaisir*).
+REFLEXIVE_PRONOUNS = frozenset({"se", "sich", "себя", "si"})
 TRANSITIVE = ("object",)  # in an oblique frame: the word was seen with an object
+REFLEXIVE = ("reflexive",)  # ... with a reflexive one
 # Degrees a slot selects: a replacement comparative or superlative must have been seen as
 # one (pymorphy and the analytic forms would otherwise grade *ungradable* words: *правее*).
 GRADED = frozenset({"Cmp", "Sup", "Abs"})
@@ -126,8 +135,12 @@ DETERMINERS = frozenset({"det", "det:poss", "det:predet", "nmod:poss", "det:art"
 CAPITALISED_NOUNS = frozenset({"de", "lb"})
 # Languages whose plural nouns agree as human or non-human, a class FEATS do not mark.
 HUMANNESS_BY_AGREEMENT = frozenset({"ar"})
-# English adjectives compared with more/most take only lemmas compared that way.
-ANALYTIC_DEGREE = {"en": frozenset({"more", "most", "less", "least"})}
+# Adverbs whose head takes only lemmas seen with them: English adjectives compared with
+# more/most, and the duration before *ago* (*years ago*, not *times ago*).
+SELECTED_ADVERBS = {"en": frozenset({"more", "most", "less", "least", "ago"})}
+# Languages whose bare (article-less) objects are light-verb idioms (*faire sensation*,
+# *prendre froid*): the verb is replaced only by one seen with a bare object.
+BARE_OBJECT_IDIOMS = frozenset({"fr"})
 # German pronominal adverbs: a verb selects its preposition through them (*bestehen darin*).
 PRONOMINAL_ADVERB = {
     "de": re.compile(
@@ -195,7 +208,10 @@ def context_key(
         selected = (_selected(lang, cols, i, j, deps) for j in children)
         key += (tuple(sorted(filter(None, selected))) + _own_form(lang, cols, i, children),)
     if (lang, cols.upos[i]) in HEAD_SIDE and cols.heads[i]:
-        key += ("before_head" if i < cols.heads[i] - 1 else "after_head",)
+        before = i < cols.heads[i] - 1
+        if before and rules.valency:  # *différents côtés*, not *un différent côté*
+            key += (parse_feats(cols.feats[i]).get("Number", ""),)
+        key += ("before_head" if before else "after_head",)
     return key
 
 
@@ -209,10 +225,13 @@ def _selected(
         verb_form = parse_feats(cols.feats[j]).get("VerbForm", "")
         return (cols.deprels[j], cols.upos[j], verb_form, markers)
     if relation in OBJECTS:
+        bare = lang in BARE_OBJECT_IDIOMS and cols.upos[j] == "NOUN"
+        if bare and not any(cols.deprels[k] in DETERMINERS for k in deps[j]):
+            return (cols.deprels[j], "bare", markers)
         return _governed(cols, j, markers)
     if cols.deprels[j] in ("aux", "aux:tense") and lemma in PERFECT_AUXILIARIES.get(lang, ()):
         return ("aux", lemma)
-    if relation == "advmod" and lemma in ANALYTIC_DEGREE.get(lang, ()):
+    if relation == "advmod" and lemma in SELECTED_ADVERBS.get(lang, ()):
         return ("advmod", lemma)
     pronominal = PRONOMINAL_ADVERB.get(lang)
     if relation == "advmod" and pronominal and pronominal.fullmatch(lemma):
@@ -223,11 +242,16 @@ def _selected(
 def _governed(cols: SentenceColumns, j: int, markers: tuple) -> tuple | None:
     """The case and prepositions of a nominal dependent (a pronoun's case aside: English and
     French mark it on pronouns only)."""
-    feats = parse_feats(cols.feats[j])
-    case = feats.get("Case", "") if cols.upos[j] != "PRON" else ""
-    if feats.get("Reflex") == "Yes":  # *se saisir*: a reflexive verb is not *saisir*
+    case = parse_feats(cols.feats[j]).get("Case", "") if cols.upos[j] != "PRON" else ""
+    if _reflexive(cols, j):  # *s'autosaisir* is not *faciliter*
         case = "reflexive"
     return (cols.deprels[j], case, markers) if case or markers else None
+
+
+def _reflexive(cols: SentenceColumns, j: int) -> bool:
+    return "Reflex=Yes" in cols.feats[j] or (
+        cols.upos[j] == "PRON" and cols.lemmas[j].lower() in REFLEXIVE_PRONOUNS
+    )
 
 
 def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> frozenset:
@@ -242,6 +266,8 @@ def oblique_frame(cols: SentenceColumns, i: int, deps: list[list[int]]) -> froze
             frame.add(governed[1:])
         if cols.deprels[j].split(":")[0] == "obj":
             frame.add(TRANSITIVE)
+            if _reflexive(cols, j):
+                frame.add(REFLEXIVE)
     return frozenset(frame)
 
 
@@ -264,19 +290,22 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
     """The word's own features that its slot selects: a verb's VerbForm and Voice (a
     participle's valency is not the finite verb's); a bare singular noun's number and
     preposition, in a language with articles; a name's preposition and article; the
-    agreement of an Arabic plural noun."""
+    agreement of an Arabic plural noun; a graded word's degree; whether an adverb grades an
+    adjective or adverb (*well short*, *far better*: not *fast short*)."""
     feats = parse_feats(cols.feats[i])
     if cols.upos[i] == "VERB":
         return (("form", feats.get("VerbForm", ""), feats.get("Voice", "")),)
     if cols.upos[i] in ("ADJ", "ADV") and feats.get("Degree") in GRADED:
         return (("degree", feats["Degree"]),)  # a comparative seen in use: gradable
+    if cols.upos[i] == "ADV" and cols.heads[i]:
+        return (("grades", cols.upos[cols.heads[i] - 1] in ("ADJ", "ADV")),)
     bare = not any(cols.deprels[j] in DETERMINERS for j in children)
     if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
         return (("bare", feats.get("Number", ""), _markers(cols, children)),)
     own = ()
     if cols.upos[i] == "PROPN":  # *en France*, *à Paris*, *au Canada*; *в России*, *на Украине*
         article = any(cols.deprels[j] == "det" for j in children)
-        own += (("case", _markers(cols, children), article),)
+        own += (("case", _markers(cols, children), article, all_caps(cols.forms[i])),)
     if lang in HUMANNESS_BY_AGREEMENT and cols.upos[i] in ("NOUN", "PROPN"):
         own += (("agrees_with", _agreement(cols, i, children)),)
     return own
@@ -330,6 +359,14 @@ def _expression_relation(cols: SentenceColumns, j: int) -> bool:
     return relation.split(":")[0] == "fixed" or relation in MULTIWORD_SUBTYPES
 
 
+def _hyphen_stem(cols: SentenceColumns, j: int) -> bool:
+    """The first part of a compound written with a hyphen (*Miniatur-Oscars*): a stem with
+    its linking element, tagged with the whole word's FEATS."""
+    return (
+        cols.deprels[j] == "compound" and cols.forms[j + 1] == "-" and not space_after(cols.misc[j])
+    )
+
+
 @cache
 def _idioms(lang: str) -> tuple[tuple[str, ...], ...]:
     key_of = lemma_key(lang)
@@ -338,14 +375,17 @@ def _idioms(lang: str) -> tuple[tuple[str, ...], ...]:
 
 def multiword_expression_words(lang: str, cols: SentenceColumns) -> set[int]:
     """Words in an expression that works as a unit: both ends of a fixed relation, a flat
-    one other than a name, or a `MULTIWORD_SUBTYPES` one, and every word of an idiom of the
-    language's list matched on lower-cased forms or lemmas."""
+    one other than a name, or a `MULTIWORD_SUBTYPES` one, the first part of a hyphenated
+    compound where compounds join stems (`STEM_COMPOUNDS`), and every word of an idiom of
+    the language's list matched on lower-cased forms or lemmas."""
     words = set()
     for j in range(len(cols)):
         if _expression_relation(cols, j):
             words.add(j)
             if cols.heads[j]:
                 words.add(cols.heads[j] - 1)
+    if lang in STEM_COMPOUNDS:
+        words.update(j for j in range(len(cols) - 1) if _hyphen_stem(cols, j))
     key_of = lemma_key(lang)
     forms = [key_of(f).lower() for f in cols.forms]
     lemmas = [key_of(lemma).lower() for lemma in cols.lemmas]
@@ -417,11 +457,12 @@ class Pool:
     contexts: dict[tuple, tuple[str, ...]]
     left_out: dict[str, int] = field(default_factory=dict)
     rules: NonceRules = DEFAULT_RULES
-    obliques: dict[str, frozenset] = field(default_factory=dict)  # lemma -> (case, markers)
+    frames: dict[str, frozenset] = field(default_factory=dict)  # lemma -> its oblique frames
 
-    def fits_obliques(self, lemma: str, frame: frozenset) -> bool:
-        """Whether ``lemma`` was seen with every (case, prepositions) of ``frame``."""
-        return not frame or frame <= self.obliques.get(lemma, frozenset())
+    def fits_frame(self, lemma: str, frame: frozenset) -> bool:
+        """Whether ``lemma`` was seen, in one sentence, with all of ``frame``: *sich treffen
+        mit* and *treffen auf* do not make *sich treffen auf*."""
+        return not frame or any(frame <= seen for seen in self.frames.get(lemma, ()))
 
     def __len__(self) -> int:
         return len(self.contexts)
@@ -439,7 +480,7 @@ def build_pool(
     tags: dict[str, Counter] = {}  # lemma -> {True: closed-class words, False: content words}
     numerals: set[str] = set()
     kept_out: Counter = Counter()
-    obliques: dict[str, frozenset] = {}
+    frames: dict[str, frozenset] = {}
     for cols in sentences:
         deps = dependents(cols.heads)
         kept = kept_words(lang, cols, rules)
@@ -458,8 +499,9 @@ def build_pool(
             words[lemma] += 1
             seen.setdefault(context_key(lang, cols, i, deps, rules), set()).add(lemma)
             if rules.valency and upos in OBLIQUE_HEADS:
-                obliques[lemma] = obliques.get(lemma, frozenset()) | oblique_frame(cols, i, deps)
+                frames[lemma] = frames.get(lemma, frozenset()) | {oblique_frame(cols, i, deps)}
     function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
+    function_words |= {lemma for lemma in words if _letter(lemma)}
     function_words -= numerals
     contexts = {}
     for key, lemmas in seen.items():
@@ -473,7 +515,17 @@ def build_pool(
         left_out[CLOSED_CLASS] = kept_out[CLOSED_CLASS]
     if rules.keep_multiword_expressions:
         left_out[MULTIWORD_EXPRESSION] = kept_out[MULTIWORD_EXPRESSION]
-    return Pool(contexts, left_out, rules, obliques)
+    return Pool(contexts, left_out, rules, frames)
+
+
+def _letter(lemma: str) -> bool:
+    """A single letter of an alphabet (*э*, *x*): a letter name or an interjection, never a
+    noun a native reader takes for a replacement. A Chinese character is a word."""
+    return (
+        len(lemma) == 1
+        and lemma.isalpha()
+        and unicodedata.east_asian_width(lemma) not in ("W", "F")
+    )
 
 
 def _fixed(cols: SentenceColumns, i: int) -> bool:
@@ -532,12 +584,12 @@ def nonce_sentence(
         if (
             pool.rules.valency
             and object_gap(cols, i, deps)
-            and pool.fits_obliques(key_of(lemma_of(cols, i)), frozenset({TRANSITIVE}))
+            and pool.fits_frame(key_of(lemma_of(cols, i)), frozenset({TRANSITIVE}))
         ):  # only a verb that takes objects has an object gap (*the day I arrived* has none)
             frame |= {TRANSITIVE}
         candidates = tuple(
             lemma for lemma in pool.contexts.get(context_key(lang, cols, i, deps, pool.rules), ())
-            if lemma.casefold() != own and pool.fits_obliques(lemma, frame)
+            if lemma.casefold() != own and pool.fits_frame(lemma, frame)
         )  # fmt: skip
         if not candidates:
             result.reasons.append((upos, NO_CONTEXT_MATCH))

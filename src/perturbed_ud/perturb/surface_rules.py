@@ -63,7 +63,8 @@ def like_case(original: str, new: str) -> str:
     return new
 
 
-def _all_caps(word: str) -> bool:
+def all_caps(word: str) -> bool:
+    """An acronym or a shouted word: two letters or more, all capitals."""
     return sum(c.isalpha() for c in word) > 1 and word.isupper()
 
 
@@ -73,10 +74,10 @@ def target_case(cols: SentenceColumns, i: int, new: str) -> str:
     *WLAN* -> *Problem*, *США* -> *Пулов* only sentence-initially), Capitalised as the
     original was."""
     original = cols.forms[i]
-    if not _all_caps(original):
+    if not all_caps(original):
         return like_case(original, new)
     words = [f for f in cols.forms if sum(c.isalpha() for c in f) > 1]
-    if len(words) >= 3 and 2 * sum(map(_all_caps, words)) > len(words):
+    if len(words) >= 3 and 2 * sum(map(all_caps, words)) > len(words):
         return new.upper()
     return new[:1].upper() + new[1:] if i == sentence_start(cols) else new
 
@@ -164,15 +165,33 @@ def form_condition(lang: str, cols: SentenceColumns, i: int) -> Callable[[str, s
     if lang == "ar":
         entry = citation_form(lang, cols, i)
         article, host = entry.startswith("ال"), entry.endswith(BOUND)
+        tanwin = _tanwin_alif(cols, i)
         return lambda _, form: (
             form.removesuffix(BOUND) != original
             and form.startswith("ال") == article
             and (host or not form.endswith(BOUND))
+            and (not tanwin or form.endswith(_ALIF_NOT_WRITTEN + ("ا",)))
         )
     if lang == "en" and cols.upos[i] == "ADV":
         ly = folded.endswith("ly")  # *deeply* is not *deep*: a flat adverb has its own slots
         return lambda _, form: form.casefold() != folded and form.casefold().endswith("ly") == ly
     return lambda _, form: form.casefold() != folded
+
+
+# Endings after which the accusative tanwin takes no alif (*فائدةً*, *مستشفىً*, *سماءً*).
+_ALIF_NOT_WRITTEN = ("ة", "ى", "ء")
+
+
+def _tanwin_alif(cols: SentenceColumns, i: int) -> bool:
+    """Whether word ``i`` is an indefinite accusative written with the alif of its tanwin
+    (*عقداً*): its replacement must be one too, not a bare *إنتاج* in *كانوا إنتاج*."""
+    feats = cols.feats[i]
+    form = strip_arabic_diacritics(cols.forms[i])
+    lemma = strip_arabic_diacritics(cols.lemmas[i])
+    return (
+        "Case=Acc" in feats and "Definite=Ind" in feats
+        and form.endswith("ا") and not lemma.endswith("ا")
+    )  # fmt: skip
 
 
 def can_respell(lang: str, cols: SentenceColumns, first: int, last: int, i: int) -> bool:
@@ -411,7 +430,7 @@ def russian_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) 
             counts["o_ob" if base == "о" else f"{base}_{_RUSSIAN_VARIANTS[base]}"] += 1
 
 
-@RULE_SETS.register("nonce.spud.surface.ar.v3", short="ar")
+@RULE_SETS.register("nonce.spud.surface.ar.v4", short="ar")
 def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
     """The article after li-, and taa marbuta and alif maqsura before a suffix, on replaced
     words."""
@@ -419,7 +438,8 @@ def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -
         if not replaced[i]:
             continue
         if _after_li(cols, i) and cols.forms[i].startswith("ال"):
-            cols.forms[i] = cols.forms[i][1:]
+            # li + al-: the alif goes (لل|حكومة); before a lam the article's lam too (ل|لغة)
+            cols.forms[i] = cols.forms[i][2 if cols.forms[i].startswith("الل") else 1 :]
             counts["li_article"] += 1
         if _before_suffix(cols, i) and cols.forms[i].endswith("ة"):
             cols.forms[i] = cols.forms[i][:-1] + "ت"
@@ -429,10 +449,29 @@ def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -
             counts["alif_maqsura"] += 1
 
 
-@RULE_SETS.register("nonce.spud.surface.fr.v1", short="fr")
+@RULE_SETS.register("nonce.spud.surface.fr.v2", short="fr")
 def french_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
-    """Elision, ce/cet, ma/mon, then the contractions they make or undo."""
+    """Elision, ce/cet, ma/mon, then the contractions they make or undo; the -t- of an
+    inverted subject."""
     _french_contractions(cols, _french(cols, replaced, counts), counts)
+    _french_inversion(cols, replaced, counts)
+
+
+_INVERTED = re.compile(r"-(t-)?(il|elle|on)", re.IGNORECASE)
+
+
+def _french_inversion(cols: SentenceColumns, replaced: list[bool], counts: Counter) -> None:
+    """*dit-elle* → *indique-t-elle*, *a-t-il* → *dit-il*: a verb that does not end in t or d
+    takes -t- before an inverted il, elle, on."""
+    for i in range(len(cols) - 1):
+        inverted = _INVERTED.fullmatch(cols.forms[i + 1])
+        if not replaced[i] or cols.upos[i + 1] != "PRON" or not inverted:
+            continue
+        t = "" if cols.forms[i].endswith(("t", "d")) else "t-"
+        want = f"-{t}{inverted.group(2)}"
+        if want != cols.forms[i + 1]:
+            _set_form(cols, i + 1, want)
+            counts["inverted_t"] += 1
 
 
 def _set_form(cols: SentenceColumns, i: int, form: str) -> None:
