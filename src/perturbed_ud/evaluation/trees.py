@@ -43,11 +43,6 @@ def root_word(heads: Sequence[int]) -> int:
     return list(heads).index(0)
 
 
-def tree_depths(heads: Sequence[int]) -> np.ndarray:
-    """Each word's path length from the root (the depth probe's gold)."""
-    return tree_distances(heads)[root_word(heads)]
-
-
 def base_relation(deprel: str) -> str:
     """``nsubj:pass`` -> ``nsubj``: DepProbe labels the base relations."""
     return deprel.split(":", 1)[0]
