@@ -225,8 +225,7 @@ def _selected(
         verb_form = parse_feats(cols.feats[j]).get("VerbForm", "")
         return (cols.deprels[j], cols.upos[j], verb_form, markers)
     if relation in OBJECTS:
-        bare = lang in BARE_OBJECT_IDIOMS and cols.upos[j] == "NOUN"
-        if bare and not any(cols.deprels[k] in DETERMINERS for k in deps[j]):
+        if lang in BARE_OBJECT_IDIOMS and cols.upos[j] == "NOUN" and _bare(cols, deps[j]):
             return (cols.deprels[j], "bare", markers)
         return _governed(cols, j, markers)
     if cols.deprels[j] in ("aux", "aux:tense") and lemma in PERFECT_AUXILIARIES.get(lang, ()):
@@ -299,8 +298,7 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
         return (("degree", feats["Degree"]),)  # a comparative seen in use: gradable
     if cols.upos[i] == "ADV" and cols.heads[i]:
         return (("grades", cols.upos[cols.heads[i] - 1] in ("ADJ", "ADV")),)
-    bare = not any(cols.deprels[j] in DETERMINERS for j in children)
-    if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and bare:
+    if cols.upos[i] == "NOUN" and lang in ARTICLE_LANGUAGES and _bare(cols, children):
         return (("bare", feats.get("Number", ""), _markers(cols, children)),)
     own = ()
     if cols.upos[i] == "PROPN":  # *en France*, *à Paris*, *au Canada*; *в России*, *на Украине*
@@ -309,6 +307,11 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
     if lang in HUMANNESS_BY_AGREEMENT and cols.upos[i] in ("NOUN", "PROPN"):
         own += (("agrees_with", _agreement(cols, i, children)),)
     return own
+
+
+def _bare(cols: SentenceColumns, children: list[int]) -> bool:
+    """Whether a noun with these dependents has no determiner."""
+    return not any(cols.deprels[j] in DETERMINERS for j in children)
 
 
 def _markers(cols: SentenceColumns, words: list[int]) -> tuple[str, ...]:
@@ -457,7 +460,7 @@ class Pool:
     contexts: dict[tuple, tuple[str, ...]]
     left_out: dict[str, int] = field(default_factory=dict)
     rules: NonceRules = DEFAULT_RULES
-    frames: dict[str, frozenset] = field(default_factory=dict)  # lemma -> its oblique frames
+    frames: dict[str, set[frozenset]] = field(default_factory=dict)  # lemma -> its frames
 
     def fits_frame(self, lemma: str, frame: frozenset) -> bool:
         """Whether ``lemma`` was seen, in one sentence, with all of ``frame``: *sich treffen
@@ -480,7 +483,7 @@ def build_pool(
     tags: dict[str, Counter] = {}  # lemma -> {True: closed-class words, False: content words}
     numerals: set[str] = set()
     kept_out: Counter = Counter()
-    frames: dict[str, frozenset] = {}
+    frames: dict[str, set[frozenset]] = {}
     for cols in sentences:
         deps = dependents(cols.heads)
         kept = kept_words(lang, cols, rules)
@@ -499,7 +502,7 @@ def build_pool(
             words[lemma] += 1
             seen.setdefault(context_key(lang, cols, i, deps, rules), set()).add(lemma)
             if rules.valency and upos in OBLIQUE_HEADS:
-                frames[lemma] = frames.get(lemma, frozenset()) | {oblique_frame(cols, i, deps)}
+                frames.setdefault(lemma, set()).add(oblique_frame(cols, i, deps))
     function_words = {lemma for lemma in words if tags[lemma][True] > tags[lemma][False]}
     function_words |= {lemma for lemma in words if _letter(lemma)}
     function_words -= numerals
@@ -579,12 +582,13 @@ def nonce_sentence(
         if i in kept:
             result.reasons.append((upos, kept[i]))
             continue
-        own = key_of(lemma_of(cols, i)).casefold()
+        lemma_here = key_of(lemma_of(cols, i))
+        own = lemma_here.casefold()
         frame = oblique_frame(cols, i, deps) if pool.rules.valency else frozenset()
         if (
             pool.rules.valency
             and object_gap(cols, i, deps)
-            and pool.fits_frame(key_of(lemma_of(cols, i)), frozenset({TRANSITIVE}))
+            and pool.fits_frame(lemma_here, frozenset({TRANSITIVE}))
         ):  # only a verb that takes objects has an object gap (*the day I arrived* has none)
             frame |= {TRANSITIVE}
         candidates = tuple(
