@@ -21,7 +21,7 @@ import torch
 from benchlib import torch_machine
 from transformers import BertConfig, BertForMaskedLM
 
-from perturbed_ud.evaluation.last_layer import states_at
+from perturbed_ud.lm.last_layer import states_at
 from perturbed_ud.ud.selection import all_sentences
 from perturbed_ud.ud.sources import resolve
 

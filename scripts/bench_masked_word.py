@@ -66,8 +66,8 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
 
     from perturbed_ud.builders.engine import build
     from perturbed_ud.evaluation.masked_word import MaskedWordSettings
-    from perturbed_ud.evaluation.masking import mask_target
-    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.lm.masking import mask_target
+    from perturbed_ud.lm.models import load_masked_lm
     from perturbed_ud.ud.selection import Selection
     from perturbed_ud.ud.sources import resolve
 
@@ -108,7 +108,7 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
 def run_naive(lm, records, beam: int):
     from reference_beam import naive_beam_search
 
-    from perturbed_ud.evaluation.masking import mask_target
+    from perturbed_ud.lm.masking import mask_target
 
     banned = list(lm.tokenizer.all_special_ids)
     out = []
@@ -134,8 +134,8 @@ def run_ours(model_dir: str, records, settings: dict):
 
 def run_ours_gold(lm, records, max_tokens: int):
     """Per item, the log-probability of each gold piece, left to right, later pieces masked."""
-    from perturbed_ud.evaluation.batching import Batcher
-    from perturbed_ud.evaluation.masking import mask_target
+    from perturbed_ud.lm.batching import Batcher
+    from perturbed_ud.lm.masking import mask_target
 
     rows, positions, gold, sizes = [], [], [], []
     for words, target, _, _ in records:
@@ -189,7 +189,7 @@ def run_minicons_target(scorer, records, batch_size: int):
 
 def alignment(tokenizer, records):
     """Per item: (our unmasked ids, our target span, whether minicons sees the same)."""
-    from perturbed_ud.evaluation.masking import target_pieces
+    from perturbed_ud.lm.masking import target_pieces
 
     out = []
     for words, target, _, _ in records:
@@ -282,7 +282,7 @@ def main(argv=None) -> None:
     from minicons import scorer as minicons_scorer
 
     from perturbed_ud.evaluation.masked_word import MaskedWordSettings
-    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.lm.models import load_masked_lm
 
     settings = MaskedWordSettings()
     with tempfile.TemporaryDirectory(prefix="bench-masked-word-") as tmp:

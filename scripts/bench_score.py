@@ -228,12 +228,12 @@ def throughput(args, work: Path) -> dict:
     from minicons import scorer as minicons_scorer
     from tiny_models import byte_level_gpt2
 
-    from perturbed_ud.evaluation.batching import Batcher
-    from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
     from perturbed_ud.evaluation.sentence_scores import (
         causal_log_likelihoods,
         pseudo_log_likelihoods,
     )
+    from perturbed_ud.lm.batching import Batcher
+    from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 
     ud_root = args.ud_root.resolve()
     sentences = select_sentences(ud_root, args.n_sentences)
@@ -313,10 +313,11 @@ def encoder_alone(lm, sentences: list[list[str]], metric: str):
     bookkeeping are taken away."""
     import torch
 
-    from perturbed_ud.evaluation.batching import BatchSettings, plan_batches
-    from perturbed_ud.evaluation.last_layer import states_at
-    from perturbed_ud.evaluation.models import padded_inputs
-    from perturbed_ud.evaluation.sentence_scores import masked_encodings, masked_rows
+    from perturbed_ud.evaluation.sentence_scores import masked_rows
+    from perturbed_ud.lm.batching import BatchSettings, plan_batches
+    from perturbed_ud.lm.encodings import masked_encodings
+    from perturbed_ud.lm.last_layer import states_at
+    from perturbed_ud.lm.models import padded_inputs
 
     rows, positions = [], []
     for ids, _, groups in masked_encodings(lm.tokenizer, sentences):
@@ -359,9 +360,9 @@ def memory_child(argv: list[str]) -> None:
     sentences = json.loads(args.sentences.read_text(encoding="utf-8"))
     result = {"status": "finished", "error": None}
     if args.method == "ours":
-        from perturbed_ud.evaluation.batching import Batcher
-        from perturbed_ud.evaluation.models import load_masked_lm
         from perturbed_ud.evaluation.sentence_scores import pseudo_log_likelihoods
+        from perturbed_ud.lm.batching import Batcher
+        from perturbed_ud.lm.models import load_masked_lm
 
         lm = load_masked_lm(args.model)
 

@@ -221,12 +221,12 @@ def scoring(args, masked_dir, causal_dir, sentences) -> dict:
     import torch
     from minicons import scorer as minicons_scorer
 
-    from perturbed_ud.evaluation.batching import Batcher
-    from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
     from perturbed_ud.evaluation.sentence_scores import (
         causal_log_likelihoods,
         pseudo_log_likelihoods,
     )
+    from perturbed_ud.lm.batching import Batcher
+    from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 
     texts = [" ".join(words) for words in sentences]
     dtypes = [None, "bf16"] if args.device.startswith("cuda") else [None]
@@ -364,7 +364,7 @@ def masked_word(args, masked_dir, work: Path, n_items: int) -> dict:
     from bench_masked_word import build_inputs, run_naive
 
     from perturbed_ud.evaluation.masked_word import MaskedWordSettings, score_batch
-    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.lm.models import load_masked_lm
 
     _, records, _ = build_inputs(args.ud_root.resolve(), work / "masked-word", n_items)
     settings = MaskedWordSettings()
@@ -410,9 +410,9 @@ def memory(args, masked_dir, sentences) -> dict:
     import torch
     from minicons import scorer as minicons_scorer
 
-    from perturbed_ud.evaluation.batching import Batcher
-    from perturbed_ud.evaluation.models import load_masked_lm
     from perturbed_ud.evaluation.sentence_scores import pseudo_log_likelihoods
+    from perturbed_ud.lm.batching import Batcher
+    from perturbed_ud.lm.models import load_masked_lm
 
     def attempt(fn) -> dict:
         if args.device.startswith("cuda"):

@@ -102,7 +102,7 @@ def _no_state_shared_between_tests():
         for registry in (FAMILIES, PROTOCOLS, RULE_SETS):
             stack.enter_context(registry.restored())
         yield
-    models = sys.modules.get("perturbed_ud.evaluation.models")
+    models = sys.modules.get("perturbed_ud.lm.models")
     if models is not None:
         models._CACHE.clear()
     _restore_library_logging(logging)

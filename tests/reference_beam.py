@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from perturbed_ud.evaluation.beam import Beams, expand_beams
-from perturbed_ud.evaluation.masking import MaskedItem
-from perturbed_ud.evaluation.models import LanguageModel
+from perturbed_ud.lm.beam import Beams, expand_beams
+from perturbed_ud.lm.masking import MaskedItem
+from perturbed_ud.lm.models import LanguageModel
 
 
 def naive_beam_search(

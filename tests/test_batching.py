@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perturbed_ud.evaluation.batching import Batcher, plan_batches
+from perturbed_ud.lm.batching import Batcher, plan_batches
 
 
 def test_budget_halves_on_out_of_memory_and_results_stay_in_row_order():

@@ -205,8 +205,8 @@ def test_score_reads_local_structure_texts_and_sets_perplexity_against_the_measu
 ):
     """`evaluate score` on texts: each text's causal log-probability is that of its words
     rejoined by single spaces; each setting's perplexity pools its texts' tokens."""
-    from perturbed_ud.evaluation.models import load_causal_lm
     from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
+    from perturbed_ud.lm.models import load_causal_lm
 
     out = tmp_path / "score"
     cli("evaluate", "score", "--dataset", dataset, "--model", tiny_gpt2, "--kind", "causal",
@@ -220,7 +220,7 @@ def test_score_reads_local_structure_texts_and_sets_perplexity_against_the_measu
         assert table.loc[split, "perplexity"] == pytest.approx(expected)
     assert table.loc["unperturbed", "chrf"] == pytest.approx(100.0)
 
-    from perturbed_ud.evaluation.batching import BatchSettings
+    from perturbed_ud.lm.batching import BatchSettings
 
     lm = load_causal_lm(str(tiny_gpt2))
     ds = load_dataset(str(dataset), "ud_nli_seed1", split="char_phrase_shuffle_0p5")

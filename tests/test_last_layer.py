@@ -8,9 +8,9 @@ import torch
 from conftest import UD_ROOT
 from transformers import AutoModelForMaskedLM
 
-from perturbed_ud.evaluation.last_layer import states_at
-from perturbed_ud.evaluation.models import LanguageModel, load_causal_lm, load_masked_lm
-from perturbed_ud.evaluation.models import padded_inputs as pad
+from perturbed_ud.lm.last_layer import states_at
+from perturbed_ud.lm.models import LanguageModel, load_causal_lm, load_masked_lm
+from perturbed_ud.lm.models import padded_inputs as pad
 from perturbed_ud.ud.conllu_io import read_conllu
 
 

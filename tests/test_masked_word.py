@@ -18,14 +18,14 @@ from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.errors import RunError
 from perturbed_ud.evaluation.balance import balance_dataset
-from perturbed_ud.evaluation.batching import Batcher
-from perturbed_ud.evaluation.beam import beam_search
 from perturbed_ud.evaluation.masked_word import MaskedWordSettings, score_batch
-from perturbed_ud.evaluation.masking import mask_target, target_pieces
-from perturbed_ud.evaluation.matching import normalize_word, words_match
-from perturbed_ud.evaluation.models import load_masked_lm
 from perturbed_ud.evaluation.runner import evaluate_masked_word
 from perturbed_ud.evaluation.schema import ITEM_COLUMNS
+from perturbed_ud.lm.batching import Batcher
+from perturbed_ud.lm.beam import beam_search
+from perturbed_ud.lm.masking import mask_target, target_pieces
+from perturbed_ud.lm.matching import normalize_word, words_match
+from perturbed_ud.lm.models import load_masked_lm
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 

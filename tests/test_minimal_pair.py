@@ -10,7 +10,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from perturbed_ud.builders.engine import build
-from perturbed_ud.evaluation.batching import Batcher
 from perturbed_ud.evaluation.minimal_pair import (
     MinimalPairSettings,
     evaluate_minimal_pairs,
@@ -18,8 +17,9 @@ from perturbed_ud.evaluation.minimal_pair import (
     span_rows,
     variant,
 )
-from perturbed_ud.evaluation.models import load_causal_lm, load_masked_lm
 from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
+from perturbed_ud.lm.batching import Batcher
+from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 
 COMMON = """\
 VP[3,s] works | is tall | reads

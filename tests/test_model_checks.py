@@ -16,7 +16,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.models import (
+from perturbed_ud.lm.models import (
     describe_model,
     load_causal_lm,
     load_lm,

@@ -122,8 +122,8 @@ def test_depprobe_decoding_rebuilds_the_gold_tree_from_gold_distances():
 
 @pytest.fixture(scope="module")
 def vectors(tiny_bert, tmp_path_factory):
-    from perturbed_ud.evaluation.models import load_masked_lm
-    from perturbed_ud.evaluation.word_vectors import word_vectors
+    from perturbed_ud.lm.models import load_masked_lm
+    from perturbed_ud.lm.word_vectors import word_vectors
 
     lm = load_masked_lm(str(tiny_bert))
     folder = tmp_path_factory.mktemp("vectors")

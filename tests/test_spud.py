@@ -247,7 +247,7 @@ def test_load_dataset_gives_aligned_orig_and_nonce(spud, tmp_path):
     assert list(ds) == ["orig", "nonce"]
     assert len(ds["orig"]) == len(ds["nonce"]) == LIMIT
     assert ds["orig"]["sent_id"][:] == ds["nonce"]["sent_id"][:]
-    assert ds["orig"].info.version.version_str == "3.1.0"
+    assert ds["orig"].info.version.version_str == "3.2.0"
     row = ds["nonce"][0]
     assert len(row["replaced"]) == len(row["forms"]) == len(row["heads"])
     assert row["treebank"] == "en_ewt"

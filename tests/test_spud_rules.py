@@ -206,7 +206,7 @@ def test_function_words_and_numerals_are_neither_replaced_nor_replacements():
             tags.setdefault(lemma, Counter())[upos in CLOSED_CLASS_UPOS] += 1
     replaced = 0
     for cols, new, j in nonce_words("ru", folder):
-        assert not numeral(new, j), (cols.forms[j], new.forms[j])
+        assert not numeral("ru", new, j), (cols.forms[j], new.forms[j])
         assert tags[new.lemmas[j]][True] <= tags[new.lemmas[j]][False], new.lemmas[j]
         replaced += cols.upos[j] == "ADJ" and cols.forms[j].isdigit()
     assert not replaced, "numerals are kept themselves (rules v3)"

@@ -362,8 +362,8 @@ def test_coco_replaces_words_by_the_models_best_whole_word(coco_build, tiny_bert
     search with the model's full logits (the batched search shares rows across sentences)."""
     from reference_beam import naive_beam_search
 
-    from perturbed_ud.evaluation.masking import mask_target
-    from perturbed_ud.evaluation.models import load_masked_lm
+    from perturbed_ud.lm.masking import mask_target
+    from perturbed_ud.lm.models import load_masked_lm
     from perturbed_ud.perturb.surface_rules import like_case
 
     lm = load_masked_lm(str(tiny_bert))

@@ -134,7 +134,7 @@ def run_evaluation(task: str, values: dict) -> Path:
     check_inputs(task, values["dataset"], values["configs"], values["splits"], values["model"])
     run_function, settings_class = (_imported(name) for name in _TASKS[task])
     if not values.pop("verbose"):
-        from .evaluation.models import quiet_libraries
+        from .lm.models import quiet_libraries
 
         quiet_libraries()
     run = {name: values.pop(name) for name in (*RUN_OPTIONS, *TASK_RUN_OPTIONS.get(task, ()))}

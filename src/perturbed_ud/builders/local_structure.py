@@ -278,7 +278,7 @@ def load_tokenizer(name: str):
     characters."""
     from transformers import AutoTokenizer
 
-    from ..evaluation.models import pretrained
+    from ..lm.models import pretrained
 
     tokenizer = pretrained(AutoTokenizer, name, None)
     if not tokenizer.is_fast:

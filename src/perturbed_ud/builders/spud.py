@@ -26,15 +26,9 @@ from ..errors import InputError, SourceError
 from ..files import file_sha256
 from ..lexicons import closed_class, closed_class_source, idiom_source, idioms
 from ..options import comma_words
-from ..perturb.inflection import (
-    FORMATS,
-    Inflector,
-    Lexicon,
-    RussianParadigms,
-    read_lexicon,
-)
+from ..perturb.inflection import FORMATS
 from ..perturb.nonce import DEFAULT_RULES, REASONS, RULES, NonceRules, build_pool, nonce_sentence
-from ..perturb.surface_rules import citation_form, lemma_key
+from ..perturb.word_forms import inflector_for, lexicon_files
 from ..registry import FAMILIES, RULE_SETS
 from ..rng import KeyedDraws
 from ..ud import columns
@@ -89,11 +83,14 @@ letters of an alphabet) or numerals
 Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it
 does: closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*,
 *pouvoir*, *самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost
-anybody*), numerals in any spelling, dates (*в 1903 году*), capitalised common words inside
+anybody*), numerals in any spelling (digits, Roman, NumType, English ordinals spelled out:
+*sixtieth*), dates (*в 1903 году*), capitalised common words inside
 a sentence (names, titles) and the words of multiword expressions (`fixed`, `flat` other
 than names, `compound:prt` and other verbal compounds, and the idioms of
-`lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том числе*) are kept and never
-replacements. The context also holds what a head selects: the UPOS, VerbForm and
+`lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том числе*), and in German the
+first part of a hyphenated compound and what it is coordinated with (*Handels- und
+Aufenthaltsorte*), are kept and never replacements. The context also holds what a head
+selects: the UPOS, VerbForm and
 `mark`/`case` words of its clausal dependents, the Case and `case` words of its objects and
 whether an object is reflexive (*se saisir*), the perfect auxiliary (*être né*), a verb's
 own VerbForm and Voice, the degree of a comparative or superlative (only words seen graded
@@ -101,7 +98,8 @@ replace graded ones), a bare singular noun's number and preposition (languages w
 articles), a name's preposition and article (*en France*, *au Canada*) and whether it is an
 acronym, whether an adverb grades an adjective or adverb (*well short*, not *fast short*),
 the number of a French adjective before its noun (*différents côtés*), the agreement of an
-Arabic plural noun (human or not), German pronominal adverbs (*darauf*), English *ago* after
+Arabic plural noun (human or not: its adjectives, demonstratives, relative pronoun and
+verb), German pronominal adverbs (*darauf*), English *ago* after
 a duration, a French bare object (light verbs: *faire sensation*); and a replacement verb,
 adjective or noun was seen in the pool with every preposition and case of the replaced
 word's obliques, in one sentence (*penser à*, *stolz auf*, *Einfluss auf*; *sich treffen
@@ -111,7 +109,10 @@ read*). Rules `v2` (`--rules v2`) replace every content word as the paper does.
 
 A German infinitive with *zu* inside
 (*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;
-an Arabic host spelling seen only before a suffixed pronoun is used only there.
+an Arabic host spelling seen only before a suffixed pronoun is used only there. A noun's
+gender is its own: forms of a noun lemma tagged with a gender seen less than half as often
+as its usual one (in that number) are taken for tagging errors and never used (German GSD
+has one masculine *Jahre* beside 37 neuter ones, which gave *in einem Jahre, der*).
 
 | split | what it holds |
 |---|---|
@@ -173,16 +174,6 @@ def pool_files(
     return files
 
 
-def lexicon_files(treebank: Treebank, pools: list[Path], *, siblings: bool) -> list[Path]:
-    """UD files for the inflection lexicon: those read, and with ``siblings`` every other
-    split of the treebank in its folder."""
-    files = list(dict.fromkeys([*treebank.files, *pools]))
-    if siblings:
-        folder = treebank.files[0].parent
-        files += [f for f in split_files(folder, "*", treebank.code) if f not in files]
-    return files
-
-
 def parse_lexicon_options(values: list[str]) -> dict[str, list[tuple[str | None, Path]]]:
     """``LANG=[FORMAT:]PATH`` options to language -> [(format or None, path)]."""
     out: dict[str, list[tuple[str | None, Path]]] = {}
@@ -221,20 +212,6 @@ def spud_inputs(
         files = lexicon_files(treebank, pools, siblings=not fetch)
         inputs.append(SpudInputs(treebank, pools, files, lexicons.get(treebank.lang, []), pymorphy))
     return inputs
-
-
-def make_inflector(inputs: SpudInputs) -> Inflector:
-    lang = inputs.treebank.lang
-    key = lemma_key(lang)
-
-    def cite(cols, i):
-        return citation_form(lang, cols, i)
-
-    sources = [Lexicon.from_ud(inputs.lexicon_files, key, cite, name="ud")]
-    sources += [read_lexicon(path, fmt, key, cite) for fmt, path in inputs.user_lexicons]
-    if lang == "ru" and inputs.pymorphy:
-        sources.append(RussianParadigms())
-    return Inflector(sources)
 
 
 def config_name(lang: str, seed: int) -> str:
@@ -311,7 +288,9 @@ def build_language(
         SentenceColumns.from_sentence(s) for f in inputs.pool_files for s in read_conllu(f)
     )
     pool = build_pool(lang, pool_sentences, nonce_rules)
-    inflector = make_inflector(inputs)
+    inflector = inflector_for(
+        inputs.treebank.lang, inputs.lexicon_files, inputs.user_lexicons, pymorphy=inputs.pymorphy
+    )
     stats = {seed: SeedStats() for seed in seeds}
     orig_types: set[str] = set()
     configs = [config_name(lang, seed) for seed in seeds]
@@ -441,7 +420,7 @@ SPUD_CITATION = """\
 class SpudSettings(UDSettings):
     """Everything that shapes a spud build."""
 
-    version: str = version_setting("3.1.0")  # 3.1: degree, object gaps, reflexives
+    version: str = version_setting("3.2.0")  # 3.2: Arabic agreement, ordinals, noun genders
     rules: str = setting(
         "v3: open-class words only, numerals and multiword expressions kept, valency in the "
         "context; v2: every content word, as in the paper (see perturb/nonce.py)",

@@ -31,6 +31,7 @@ from ..perturb.substitution import (
     eligible_words,
     substitute,
 )
+from ..perturb.word_forms import inflector_for, lexicon_files
 from ..perturb.wordnet import WORDNET_SOURCES, open_wordnet, wordnet_folder
 from ..registry import FAMILIES
 from ..rng import KeyedDraws
@@ -40,7 +41,6 @@ from ..ud.conllu_io import read_conllu
 from ..ud.selection import select
 from ..ud.sources import Treebank
 from .family import DatasetFamily, check_settings, setting, version_setting
-from .spud import SpudInputs, lexicon_files, make_inflector
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "substitution"
@@ -267,7 +267,7 @@ class Substitution(DatasetFamily):
     def write(self, job: Job, writer: ParquetSplitWriter) -> dict:
         s = self.settings
         lang, code = job.treebank.lang, job.treebank.code
-        inflector = make_inflector(SpudInputs(job.treebank, [], job.lexicon_files, [], s.pymorphy))
+        inflector = inflector_for(lang, job.lexicon_files, pymorphy=s.pymorphy)
         sources = {}
         for method in s.methods if s.protocol == "paper" else ():
             if method == "copos_wordnet":
@@ -473,7 +473,7 @@ def _device(settings: SubstitutionSettings) -> str:
 
 
 def _masked_lm_candidates(settings: SubstitutionSettings):
-    from ..evaluation.models import load_masked_lm, quiet_libraries
+    from ..lm.models import load_masked_lm, quiet_libraries
     from ..perturb.coco import MaskedLMCandidates
 
     quiet_libraries()

@@ -20,9 +20,9 @@ from ..builders.family import config_id
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
 from ..errors import InputError
+from ..lm.masking import span_problem, target_pieces
 from ..registry import FAMILIES
 from .datasets_io import require_columns
-from .masking import span_problem, target_pieces
 
 # What balancing reads: the items of `evaluate masked-word`.
 BALANCED_COLUMNS = ("item_id", "words", "target_index")
@@ -54,7 +54,7 @@ def balance_dataset(
     splits under the tokenizer's span cap; the manifest records what was dropped and why."""
     from transformers import AutoTokenizer
 
-    from .models import pretrained
+    from ..lm.models import pretrained
 
     source = Path(dataset)
     if not (source / "build.json").is_file():

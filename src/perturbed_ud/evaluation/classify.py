@@ -21,9 +21,9 @@ import torch
 
 from ..errors import InputError
 from ..files import atomic_path
-from .batching import BatchSettings, plan_batches
+from ..lm.batching import BatchSettings, plan_batches
+from ..lm.models import LanguageModel, _autocast, cached_model, device_for, pretrained
 from .datasets_io import config_names, dataset_content, load_config
-from .models import LanguageModel, _autocast, cached_model, device_for, pretrained
 from .runner import Task, evaluation, finish, records, run_task
 from .stats import WILSON, wilson_interval
 from .structure_measures import setting_rows, write_comparison

@@ -21,10 +21,11 @@ import pandas as pd
 import torch
 
 from ..files import atomic_path
-from .models import device_for, load_lm
+from ..lm.encodings import encode
+from ..lm.models import device_for, load_lm
 from .plots import plot_distances
 from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import KindSettings, causal_encodings, masked_encodings
+from .sentence_scores import KindSettings
 from .summary import write_table
 
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
@@ -46,13 +47,6 @@ def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> d
         out[f"cosine{suffix}"] = torch.nn.functional.cosine_similarity(x, y, dim=1).tolist()
     out["l2_per_dim"] = [v / a.shape[-1] for v in out["l2"]]
     return out
-
-
-def encode(lm, sentences: list[list[str]], kind: str, bos: str):
-    """Ids and each piece's UD word, as the score task encodes sentences."""
-    if kind == "causal":
-        return causal_encodings(lm.tokenizer, sentences, bos)
-    return [(ids, words) for ids, words, _ in masked_encodings(lm.tokenizer, sentences, "ud")]
 
 
 def sentence_distances(batch, rank=None, *, model: str, revision, device: str, settings: dict):

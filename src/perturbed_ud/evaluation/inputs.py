@@ -126,7 +126,7 @@ def model_kind(
     naming what its config says."""
     from transformers import AutoConfig
 
-    from .models import check_kind, model_kind_of, pretrained
+    from ..lm.models import check_kind, model_kind_of, pretrained
 
     config = pretrained(AutoConfig, model, revision)
     if asked is not None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .batching import BatchSettings
-from .beam import beam_search
-from .masking import mask_target
-from .matching import normalize_word, words_match
-from .models import device_for, load_masked_lm
+from ..lm.batching import BatchSettings
+from ..lm.beam import beam_search
+from ..lm.masking import mask_target
+from ..lm.matching import normalize_word, words_match
+from ..lm.models import device_for, load_masked_lm
 
 SCORINGS = ("paper", "lrec2026")
 

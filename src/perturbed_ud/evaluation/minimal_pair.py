@@ -17,10 +17,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import atomic_path
-from .models import device_for, load_lm
+from ..lm.encodings import masked_pieces
+from ..lm.models import device_for, load_lm
 from .plots import count_label, grouped_bars
 from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import KindSettings, causal_log_likelihoods, masked_pieces
+from .sentence_scores import KindSettings, causal_log_likelihoods
 from .stats import WILSON, wilson_interval
 from .summary import write_table
 

@@ -29,12 +29,13 @@ from scipy.sparse.csgraph import connected_components
 
 from .. import __version__
 from ..errors import InputError
+from ..lm.models import load_lm
+from ..lm.word_vectors import hidden_layers, word_vectors
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.sources import parse_treebank_overrides, resolve
 from . import lamalfa2022_probing as lamalfa2022
 from .datasets_io import load_config, require_columns
-from .models import load_lm
 from .plots import plot_probe_summary
 from .probe_metrics import (
     HEWITT_MANNING,
@@ -54,7 +55,6 @@ from .sentence_scores import KindSettings
 from .stats import BOOTSTRAP_SEED, _percentiles, bootstrap_name
 from .summary import markdown_table, write_table
 from .trees import UPOS_TAGS
-from .word_vectors import hidden_layers, word_vectors
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 HELD_OUT = 0.1  # of the training sentences, when the development split is the training split

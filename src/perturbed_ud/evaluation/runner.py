@@ -36,10 +36,10 @@ from rich.progress import Progress
 from .. import __version__
 from ..errors import InputError, RunError
 from ..files import atomic_path, check_name, exclusive, output_folder, write_text
+from ..lm.models import describe_model
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
 from .masked_word import MaskedWordSettings, score_batch
-from .models import describe_model
 from .schema import Conditions, dataset_conditions
 
 CHUNK_ROWS = 512
@@ -335,7 +335,7 @@ def evaluation(
             revision: str | None = None,
             **options,
         ):
-            from .models import checked_device
+            from ..lm.models import checked_device
 
             settings = settings or settings_class()
             check_inputs(task, dataset, configs, splits, model)

@@ -19,13 +19,11 @@ embeddings is not scored and is marked ``too_long``: nothing is truncated silent
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate
 
-from ..errors import InputError
-from .batching import Batcher, BatchSettings
-from .models import MODEL_KINDS
+from ..lm.batching import Batcher, BatchSettings
+from ..lm.encodings import causal_encodings, masked_encodings
+from ..lm.models import MODEL_KINDS
 
 PLL_METRICS = ("original", "within_word_l2r")
 BOS_POLICIES = ("prepend", "none")
@@ -47,9 +45,6 @@ class KindSettings(BatchSettings):
             raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
 
 
-WORD_GROUPINGS = ("ud", "tokenizer")
-
-
 @dataclass(slots=True)
 class TokenScores:
     pieces: list[int]  # piece ids of the scored tokens
@@ -62,43 +57,6 @@ class TokenScores:
         for word, value in zip(self.words, self.log_probs, strict=True):
             totals[word] += value
         return totals
-
-
-def ud_words_by_offsets(words: list[str], offsets) -> list[int | None]:
-    """The UD word of each token of ``" ".join(words)`` from its character offsets (None for
-    special tokens): a token belongs to the last word that starts before the token ends, so
-    byte-level BPE's and SentencePiece's leading spaces do not matter."""
-    starts = list(accumulate((len(word) + 1 for word in words[:-1]), initial=0))
-    return [bisect_left(starts, end) - 1 if end else None for _, end in offsets]
-
-
-def masked_encodings(tokenizer, sentences: list[list[str]], grouping: str = "ud"):
-    """Per sentence: input ids (with special tokens), the UD word of each piece, and the word
-    each piece is grouped with for masking (None for specials). One tokenizer call."""
-    if grouping not in WORD_GROUPINGS:
-        raise ValueError(f"grouping must be one of {WORD_GROUPINGS}, not {grouping!r}")
-    if not sentences:
-        return []
-    if grouping == "ud":
-        encoding = tokenizer(sentences, is_split_into_words=True, add_special_tokens=True)
-        return [
-            (ids, encoding.word_ids(s), encoding.word_ids(s))
-            for s, ids in enumerate(encoding["input_ids"])
-        ]
-    texts = [" ".join(words) for words in sentences]
-    encoding = tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
-    return [
-        (ids, ud_words_by_offsets(words, offsets), encoding.word_ids(s))
-        for s, (words, ids, offsets) in enumerate(
-            zip(sentences, encoding["input_ids"], encoding["offset_mapping"], strict=True)
-        )
-    ]
-
-
-def masked_pieces(tokenizer, words: list[str]) -> tuple[list[int], list[int | None]]:
-    """Input ids (with special tokens) and the UD word of each piece (None for specials)."""
-    ids, word_ids, _ = masked_encodings(tokenizer, [words])[0]
-    return ids, word_ids
 
 
 def masked_rows(ids: list[int], groups: list[int | None], mask_id: int, metric: str):
@@ -144,24 +102,6 @@ def pseudo_log_likelihoods(
         out.append(TokenScores(golds[mine], scored, values[mine], len(ids) > limit))
         first += count
     return out
-
-
-def causal_encodings(tokenizer, sentences: list[list[str]], bos: str):
-    """Per sentence: ids of the space-joined words, optionally after BOS, and each token's
-    UD word (by character offsets, so byte-level BPE's leading spaces do not matter)."""
-    if bos == "prepend" and tokenizer.bos_token_id is None:
-        raise InputError("bos='prepend' needs a tokenizer with a BOS token")
-    if not sentences:
-        return []
-    texts = [" ".join(words) for words in sentences]
-    encoding = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True)
-    prefix = [tokenizer.bos_token_id] if bos == "prepend" else []
-    return [
-        (prefix + list(ids), [None] * len(prefix) + ud_words_by_offsets(words, offsets))
-        for words, ids, offsets in zip(
-            sentences, encoding["input_ids"], encoding["offset_mapping"], strict=True
-        )
-    ]
 
 
 def causal_log_likelihoods(

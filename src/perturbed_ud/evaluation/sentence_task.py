@@ -19,14 +19,14 @@ import pandas as pd
 from scipy.stats import wilcoxon
 
 from ..files import atomic_path
-from .batching import BatchSettings
-from .models import MODEL_KINDS, device_for, load_lm
+from ..lm.batching import BatchSettings
+from ..lm.encodings import WORD_GROUPINGS
+from ..lm.models import MODEL_KINDS, device_for, load_lm
 from .plots import plot_nonce_ratios
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import (
     BOS_POLICIES,
     PLL_METRICS,
-    WORD_GROUPINGS,
     causal_log_likelihoods,
     pseudo_log_likelihoods,
 )

@@ -2,7 +2,7 @@
 predicts in its place, given the rest of the original sentence.
 
 Every piece of the word is masked and the pieces are rebuilt left to right by beam search,
-as in masked-word prediction (`perturbed_ud.evaluation.beam`). The candidate is the best
+as in masked-word prediction (`perturbed_ud.lm.beam`). The candidate is the best
 beam that is a whole word other than the original: letters (and digits, hyphens,
 apostrophes) without a space, cut by the tokenizer into exactly those pieces, so that a
 continuation piece (``##ing``, or a SentencePiece without its word-start mark) never stands
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..evaluation.batching import Batcher
-from ..evaluation.beam import beam_search
-from ..evaluation.masking import mask_target
-from ..evaluation.matching import normalize_word
-from ..evaluation.models import LanguageModel, check_kind, describe_model, pretrained
+from ..lm.batching import Batcher
+from ..lm.beam import beam_search
+from ..lm.masking import mask_target
+from ..lm.matching import normalize_word
+from ..lm.models import LanguageModel, check_kind, describe_model, pretrained
 from ..ud.columns import SentenceColumns
 from .substitution import Candidate, open_positions
 

@@ -33,6 +33,7 @@ from .lemma import lemma_or_form
 from .word_order import CONTENT_UPOS
 
 FORMATS = ("ud", "udlexicons", "unimorph")
+STRAY_GENDER = 0.5  # a noun gender under this share of the lemma's usual one is a tagging error
 
 
 class Lexicon:
@@ -98,7 +99,30 @@ class Lexicon:
                         continue
                     lemma = lemma_or_form(cols.forms[i], cols.lemmas[i])
                     lexicon.add(upos, lemma_key(lemma), cols.feats[i], citation_form(cols, i))
+        lexicon.drop_stray_genders()
         return lexicon
+
+    def drop_stray_genders(self) -> None:
+        """A noun's gender is its own: forms of a lemma tagged with a gender seen less than
+        `STRAY_GENDER` times as often as its most frequent one (in that number) are taken as
+        tagging errors (German GSD: one masculine *Jahre* beside 37 neuter, *der Bank* beside
+        four feminine) that would break agreement (*in einem Jahre, der*). A noun of two
+        genders loses only forms, never gains a wrong one. Compared per number: Arabic broken
+        plurals have their own gender."""
+        for (upos, _), by_feats in self.entries.items():
+            if upos != "NOUN":
+                continue
+            genders: dict[str, Counter] = {}
+            for feats, counts in by_feats.items():
+                parsed = parse_feats(feats)
+                number = genders.setdefault(parsed.get("Number", ""), Counter())
+                number[parsed.get("Gender", "")] += counts.total()
+            for feats in list(by_feats):
+                parsed = parse_feats(feats)
+                number = genders[parsed.get("Number", "")]
+                usual = number.most_common(1)[0][1]
+                if number[parsed.get("Gender", "")] < STRAY_GENDER * usual:
+                    del by_feats[feats]
 
 
 def _normal_feats(feats: str) -> str:

@@ -93,6 +93,14 @@ CLOSED_CLASS_UPOS = frozenset({"ADP", "AUX", "CCONJ", "DET", "NUM", "PART", "PRO
 ROMAN_NUMERAL = re.compile(
     r"(?=[MDCLXVI])M{0,3}(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})(e|er|re|ère|ème)?"
 )
+# Ordinals spelled out, which treebanks tag ADJ without NumType (EWT: *sixtieth*).
+SPELLED_ORDINALS = {
+    "en": re.compile(
+        r"((twen|thir|for|fif|six|seven|eigh|nine)ty-?)?(first|second|third|fourth|fifth|sixth|"
+        r"seventh|eighth|ninth)|(ten|eleven|twelf|(thir|four|fif|six|seven|eigh|nine)teen|"
+        r"hundred|thousand|million|billion)th|(twen|thir|for|fif|six|seven|eigh|nine)tieth"
+    )
+}
 # A year or decade written with digits: 1927, 1990-х, 1990s, 1990er.
 YEAR = re.compile(r"\d{4}(-?\w{1,3})?")
 # Relations whose two ends form one expression (v3): fixed, flat (foreign phrases, dates,
@@ -206,7 +214,7 @@ def context_key(
     key = (cols.upos[i], cols.deprels[i], tuple(sorted(cols.deprels[j] for j in children)))
     if rules.valency:
         selected = (_selected(lang, cols, i, j, deps) for j in children)
-        key += (tuple(sorted(filter(None, selected))) + _own_form(lang, cols, i, children),)
+        key += (tuple(sorted(filter(None, selected))) + _own_form(lang, cols, i, deps),)
     if (lang, cols.upos[i]) in HEAD_SIDE and cols.heads[i]:
         before = i < cols.heads[i] - 1
         if before and rules.valency:  # *différents côtés*, not *un différent côté*
@@ -285,13 +293,13 @@ def object_gap(cols: SentenceColumns, i: int, deps: list[list[int]]) -> bool:
     )
 
 
-def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> tuple:
+def _own_form(lang: str, cols: SentenceColumns, i: int, deps: list[list[int]]) -> tuple:
     """The word's own features that its slot selects: a verb's VerbForm and Voice (a
     participle's valency is not the finite verb's); a bare singular noun's number and
     preposition, in a language with articles; a name's preposition and article; the
     agreement of an Arabic plural noun; a graded word's degree; whether an adverb grades an
     adjective or adverb (*well short*, *far better*: not *fast short*)."""
-    feats = parse_feats(cols.feats[i])
+    feats, children = parse_feats(cols.feats[i]), deps[i]
     if cols.upos[i] == "VERB":
         return (("form", feats.get("VerbForm", ""), feats.get("Voice", "")),)
     if cols.upos[i] in ("ADJ", "ADV") and feats.get("Degree") in GRADED:
@@ -305,7 +313,7 @@ def _own_form(lang: str, cols: SentenceColumns, i: int, children: list[int]) -> 
         article = any(cols.deprels[j] == "det" for j in children)
         own += (("case", _markers(cols, children), article, all_caps(cols.forms[i])),)
     if lang in HUMANNESS_BY_AGREEMENT and cols.upos[i] in ("NOUN", "PROPN"):
-        own += (("agrees_with", _agreement(cols, i, children)),)
+        own += (("agrees_with", _agreement(cols, i, deps)),)
     return own
 
 
@@ -321,13 +329,20 @@ def _markers(cols: SentenceColumns, words: list[int]) -> tuple[str, ...]:
     )
 
 
-def _agreement(cols: SentenceColumns, i: int, children: list[int]) -> tuple:
-    """Gender and Number of the adjectives and the verb that agree with a plural noun: in
-    Arabic they tell a human plural (masculine plural) from a non-human one (feminine
-    singular), which FEATS do not mark."""
+def _agreement(cols: SentenceColumns, i: int, deps: list[list[int]]) -> tuple:
+    """Gender and Number of the words that agree with a plural noun (its adjectives and
+    demonstratives, the relative pronoun of its relative clause, the verb it is subject
+    of): in Arabic they tell a human plural (masculine plural) from a non-human one
+    (feminine singular), which FEATS do not mark (*الكتب التي*, not *الكتب الذين*)."""
     if parse_feats(cols.feats[i]).get("Number", "") != "Plur":
         return ()
-    agreeing = [j for j in children if cols.deprels[j] == "amod"]
+    agreeing = []
+    for j in deps[i]:
+        relation = cols.deprels[j]
+        if relation == "amod" or (relation == "det" and "Gender=" in cols.feats[j]):
+            agreeing.append(j)
+        elif relation.split(":")[0] == "acl":
+            agreeing += [k for k in deps[j] if _relative_pronoun(cols, k)]
     if cols.deprels[i].startswith("nsubj") and cols.heads[i]:
         agreeing.append(cols.heads[i] - 1)
     return tuple(
@@ -336,22 +351,33 @@ def _agreement(cols: SentenceColumns, i: int, children: list[int]) -> tuple:
     )  # fmt: skip
 
 
+def _relative_pronoun(cols: SentenceColumns, k: int) -> bool:
+    """UD's PronType=Rel, or the XPOS ``REL`` of the Arabic treebanks, which leave it out."""
+    return cols.upos[k] == "PRON" and ("PronType=Rel" in cols.feats[k] or cols.xpos[k] == "REL")
+
+
 def lemma_of(cols: SentenceColumns, i: int) -> str:
     return lemma_or_form(cols.forms[i], cols.lemmas[i])
 
 
-def numeral(cols: SentenceColumns, i: int, *, any_upos: bool = False) -> bool:
+def numeral(lang: str, cols: SentenceColumns, i: int, *, any_upos: bool = False) -> bool:
     """Written with digits (2013, 1970-х, 18e), an ordinal or multiplicative in UD's NumType
-    (first, erst, once), or in Roman numerals (XIX век, XXe siècle): as an adjective, or
-    with ``any_upos`` as any word (*Louis XIV*, *Vatican II*)."""
+    (first, erst, once) or spelled out (*sixtieth*), or in Roman numerals (XIX век, XXe
+    siècle): as an adjective, or with ``any_upos`` as any word (*Louis XIV*, *Vatican II*)."""
     return (
         any(c.isdigit() for c in cols.forms[i] + cols.lemmas[i])
         or "NumType=" in cols.feats[i]
+        or _spelled_ordinal(lang, cols.lemmas[i])
         or (
             (any_upos or cols.upos[i] == "ADJ")
             and ROMAN_NUMERAL.fullmatch(cols.forms[i]) is not None
         )
     )
+
+
+def _spelled_ordinal(lang: str, lemma: str) -> bool:
+    spelled = SPELLED_ORDINALS.get(lang)
+    return spelled is not None and spelled.fullmatch(lemma.lower()) is not None
 
 
 def _expression_relation(cols: SentenceColumns, j: int) -> bool:
@@ -368,6 +394,18 @@ def _hyphen_stem(cols: SentenceColumns, j: int) -> bool:
     return (
         cols.deprels[j] == "compound" and cols.forms[j + 1] == "-" and not space_after(cols.misc[j])
     )
+
+
+def _conjuncts(cols: SentenceColumns, j: int) -> set[int]:
+    """The words coordinated with word ``j`` by one conj relation, either way."""
+    out = {k for k, head in enumerate(cols.heads) if head == j + 1 and _conj(cols, k)}
+    if _conj(cols, j) and cols.heads[j]:
+        out.add(cols.heads[j] - 1)
+    return out
+
+
+def _conj(cols: SentenceColumns, k: int) -> bool:
+    return cols.deprels[k].split(":")[0] == "conj"
 
 
 @cache
@@ -388,7 +426,10 @@ def multiword_expression_words(lang: str, cols: SentenceColumns) -> set[int]:
             if cols.heads[j]:
                 words.add(cols.heads[j] - 1)
     if lang in STEM_COMPOUNDS:
-        words.update(j for j in range(len(cols) - 1) if _hyphen_stem(cols, j))
+        for j in range(len(cols) - 1):
+            if _hyphen_stem(cols, j):  # and its conjunct: *Handels- und Aufenthaltsorte*
+                words.add(j)
+                words.update(_conjuncts(cols, j))
     key_of = lemma_key(lang)
     forms = [key_of(f).lower() for f in cols.forms]
     lemmas = [key_of(lemma).lower() for lemma in cols.lemmas]
@@ -418,7 +459,7 @@ def kept_words(lang: str, cols: SentenceColumns, rules: NonceRules) -> dict[int,
             kept[i] = FIXED_EXPRESSION
         elif lemma in clitics:
             kept[i] = CLITIC
-        elif rules.keep_numerals and numeral(cols, i, any_upos=True):
+        elif rules.keep_numerals and numeral(lang, cols, i, any_upos=True):
             kept[i] = NUMERAL
         elif lemma in closed.get(upos, ()) or (rules.open_class_only and _of_quantifier(cols, i)):
             kept[i] = CLOSED_CLASS
@@ -494,7 +535,7 @@ def build_pool(
                 tags.setdefault(lemma, Counter())[closed] += 1
             if upos not in CONTENT_UPOS:
                 continue
-            if numeral(cols, i):
+            if numeral(lang, cols, i):
                 numerals.add(lemma)
             if i in kept:
                 kept_out[kept[i]] += 1

@@ -20,7 +20,7 @@ from numpy.lib.format import open_memmap
 
 from ..files import atomic_path, output_folder
 from .batching import Batcher
-from .distance import encode
+from .encodings import encode
 from .models import LanguageModel
 
 SENTENCES_PER_PASS = 256  # sentences whose states are gathered before they are written
