@@ -248,7 +248,7 @@ def test_protocols_answer_to_their_versioned_and_short_names(tmp_path):
     assert PROTOCOLS.get("word_order.paper.v2") is PROTOCOLS.get("paper")
     with pytest.raises(InputError, match="unknown protocol 'papr'; choose one of lrec2026"):
         PROTOCOLS.get("papr")
-    fresh = Registry("protocol")
+    fresh = Registry("protocol", "perturbed_ud.none")
     fresh.register("word_order.paper.v2")(PROTOCOLS.get("paper"))
     with pytest.raises(ValueError, match="'paper' is registered twice"):
         fresh.register("word_order.paper.v3")(PROTOCOLS.get("paper"))

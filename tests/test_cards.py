@@ -27,9 +27,9 @@ from perturbed_ud.data.card import (
     in_words,
     size_category,
 )
-from perturbed_ud.data.licences import hub_licence, publishing_problem, stated_licence
 from perturbed_ud.data.markdown import code_block
 from perturbed_ud.data.writer import split_files
+from perturbed_ud.licences import hub_licence, publishing_problem, stated_licence
 from perturbed_ud.registry import FAMILIES
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import (

@@ -9,13 +9,7 @@ of the matching command (``perturbed-ud build``, ``perturbed-ud evaluate``, ``pe
 lm-eval-tasks``, ``perturbed-ud review``, ``perturbed-ud review-score``) as keywords.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .api import build, evaluate, lm_eval_tasks, review, review_score
-
-try:
-    __version__ = version("perturbed-ud")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+from .version import __version__
 
 __all__ = ["build", "evaluate", "lm_eval_tasks", "review", "review_score", "__version__"]

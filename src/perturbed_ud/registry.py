@@ -3,30 +3,43 @@
 A registered part is found by its versioned name (``word_order.paper.v2``) or by the short
 name it records in manifests (``paper``). A changed behaviour is a new part with a new
 versioned name and a new short name, so names already in manifests keep their meaning.
+
+Parts live in modules that register them when imported. Which modules, packages say in
+entry points (``[project.entry-points."perturbed_ud.families"]`` in ``pyproject.toml``):
+this package for its own parts, and any installed package for its own, so a lab ships a
+dataset family or an evaluation task without touching this one.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.metadata import entry_points
 
 from .errors import InputError
 
 
 class Registry:
-    def __init__(self, kind: str, modules: tuple[str, ...] = ()):
+    def __init__(self, kind: str, group: str):
         self.kind = kind
-        self._modules = modules  # where the built-in parts register themselves
+        self.group = group  # the entry-point group of the modules that register parts
         self._parts: dict[str, type] = {}
         self._short: dict[str, str] = {}  # versioned name -> short name
         self._loaded = False
 
     def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            for module in self._modules:
-                importlib.import_module(module)
+        if self._loaded:
+            return
+        self._loaded = True
+        for point in sorted(entry_points(group=self.group), key=lambda p: (p.value, p.name)):
+            try:
+                point.load()
+            except Exception as err:
+                raise InputError(
+                    f"the {self.kind} module {point.value} (entry point {point.name!r} of "
+                    f"{point.dist.name if point.dist else 'an installed package'}) does not "
+                    f"import: {type(err).__name__}: {err}; fix or uninstall that package"
+                ) from err
 
     def register(self, name: str, short: str | None = None) -> Callable:
         """Register a class or function under ``name`` and its short name (``short``, else
@@ -80,15 +93,6 @@ class Registry:
         return sorted(self._parts, key=lambda key: ("." in key, key))
 
 
-RULE_SETS = Registry("language rule set", ("perturbed_ud.perturb.surface_rules",))
-PROTOCOLS = Registry("protocol", ("perturbed_ud.perturb.paper", "perturbed_ud.perturb.lrec2026"))
-FAMILIES = Registry(
-    "dataset family",
-    (
-        "perturbed_ud.builders.perturbed_ud",
-        "perturbed_ud.builders.clams",
-        "perturbed_ud.builders.spud",
-        "perturbed_ud.builders.substitution",
-        "perturbed_ud.builders.local_structure",
-    ),
-)
+RULE_SETS = Registry("language rule set", "perturbed_ud.rule_sets")
+PROTOCOLS = Registry("protocol", "perturbed_ud.protocols")
+FAMILIES = Registry("dataset family", "perturbed_ud.families")

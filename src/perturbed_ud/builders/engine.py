@@ -18,11 +18,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from .. import __version__
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash
 from ..errors import InputError
 from ..registry import FAMILIES
+from ..version import __version__
 from .family import DatasetFamily, config_id
 
 

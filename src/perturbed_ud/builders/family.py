@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 
 from datasets import Features
 
-from .. import __version__
 from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
 from ..errors import InputError
 from ..releases import parse_version
+from ..version import __version__
 
 DEFAULT_VERSION = "1.0.0"
 

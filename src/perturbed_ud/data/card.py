@@ -28,7 +28,7 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .licences import hub_licence
+from ..licences import hub_licence
 from .markdown import code_block, markdown_table
 from .writer import split_files, split_pattern
 

@@ -22,9 +22,9 @@ from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
 
 from ..errors import PushError
+from ..licences import publishing_problem
 from ..releases import parse_version
 from .card import inputs
-from .licences import publishing_problem
 from .writer import read_build_manifest
 
 LICENCE_FLAG = "--allow-licence-risk"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
-from .. import __version__
 from ..errors import InputError
 from ..files import output_folder, write_text
+from ..version import __version__
 from .result_files import Estimate, RunResults, read_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -27,13 +27,13 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
-from .. import __version__
 from ..errors import InputError
 from ..lm.models import load_lm
 from ..lm.word_vectors import hidden_layers, word_vectors
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.sources import parse_treebank_overrides, resolve
+from ..version import __version__
 from . import lamalfa2022_probing as lamalfa2022
 from .datasets_io import load_config, require_columns
 from .plots import plot_probe_summary

@@ -33,10 +33,10 @@ import pandas as pd
 from rich.console import Console
 from rich.progress import Progress
 
-from .. import __version__
 from ..errors import InputError, RunError
 from ..files import atomic_path, check_name, exclusive, output_folder, write_text
 from ..lm.models import describe_model
+from ..version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
 from .masked_word import MaskedWordSettings, score_batch

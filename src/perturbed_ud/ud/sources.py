@@ -17,10 +17,10 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from ..data.licences import stated_licence
 from ..download import cache_dir, fetch_all
 from ..errors import SourceError
 from ..files import check_name, file_sha256
+from ..licences import stated_licence
 from .conllu_io import conllu_stem, split_files
 
 # The UD release every download is pinned to (a tag of each UniversalDependencies repository).
