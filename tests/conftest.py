@@ -95,11 +95,11 @@ def _no_state_shared_between_tests():
     progress bars put back."""
     from contextlib import ExitStack
 
-    from perturbed_ud.registry import FAMILIES, PROTOCOLS, RULE_SETS
+    from perturbed_ud.registry import FAMILIES, PROTOCOLS, RULE_SETS, TASKS
 
     logging = _library_logging()
     with ExitStack() as stack:
-        for registry in (FAMILIES, PROTOCOLS, RULE_SETS):
+        for registry in (FAMILIES, PROTOCOLS, RULE_SETS, TASKS):
             stack.enter_context(registry.restored())
         yield
     models = sys.modules.get("perturbed_ud.lm.models")

@@ -22,7 +22,7 @@ from perturbed_ud.evaluation import plots
 from perturbed_ud.evaluation.masked_word import MaskedWordSettings
 from perturbed_ud.evaluation.plots import interaction_labels, sensitivity_labels
 from perturbed_ud.evaluation.report import summarize
-from perturbed_ud.evaluation.runner import evaluate_masked_word
+from perturbed_ud.evaluation.masked_word import evaluate_masked_word
 from perturbed_ud.evaluation.schema import (
     DEFAULT_CONDITIONS,
     ITEM_COLUMNS,

@@ -238,7 +238,7 @@ def test_python_evaluate_returns_the_results_the_command_writes(data, tmp_path, 
     )
     assert results == json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["settings"]["kind"] == "masked" and results["metrics"]
-    with pytest.raises(InputError, match="unknown task 'scores'; choose one of"):
+    with pytest.raises(InputError, match="unknown evaluation task 'scores'; choose one of"):
         perturbed_ud.evaluate("scores", dataset=data / "spud")
     with pytest.raises(InputError, match="score: .*'nope' is not one of"):
         perturbed_ud.evaluate("score", dataset=data / "spud", model=tiny_bert,

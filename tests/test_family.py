@@ -20,12 +20,13 @@ from conftest import UD_ROOT
 from datasets import Features, List, Value, load_dataset
 
 from perturbed_ud.builders.engine import build
-from perturbed_ud.builders.family import DatasetFamily, setting, version_setting
+from perturbed_ud.builders.family import DatasetFamily, version_setting
 from perturbed_ud.cli import main
 from perturbed_ud.data.card import CardText, markdown_table
 from perturbed_ud.data.writer import rows_table
 from perturbed_ud.errors import InputError
 from perturbed_ud.registry import FAMILIES
+from perturbed_ud.settings import setting
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
@@ -154,14 +155,20 @@ def test_a_split_the_family_does_not_declare_is_a_bug_and_leaves_nothing(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(
-    "name", ["perturbed-ud", "clams", "spud", "local_structure", "toy-reversal"]
-)
-def test_every_family_documents_every_setting_and_keeps_it_frozen(name):
-    family = FAMILIES.get(name)
-    docs = {f.name: f.metadata.get("doc") for f in dataclasses.fields(family.settings_class)}
-    assert "version" in docs and all(docs.values()), docs
-    assert family.__doc__ and family.description and family.features
+def test_every_family_documents_every_setting_and_says_what_reads_it():
+    """Every registered family (the toy one too): documented settings, and the evaluate
+    tasks and lm-eval tasks it offers exist."""
+    from perturbed_ud.registry import TASKS
+
+    names = FAMILIES.short_names()
+    assert {"perturbed-ud", "clams", "spud", "substitution", "local_structure"} < set(names)
+    for name in names:
+        family = FAMILIES.get(name)
+        docs = {f.name: f.metadata.get("doc") for f in dataclasses.fields(family.settings_class)}
+        assert "version" in docs and all(docs.values()), (name, docs)
+        assert family.__doc__ and family.description and family.features, name
+        assert all(TASKS.find(task) for task in family.tasks), (name, family.tasks)
+        assert set(family.lm_eval_tasks) <= {"minimal_pair", "order_pair", "rolling"}, name
 
 
 def test_settings_are_frozen_and_every_signed_setting_changes_the_signature():

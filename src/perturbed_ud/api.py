@@ -11,27 +11,11 @@ and the command it mirrors check, default and build the same thing.
 from __future__ import annotations
 
 import json
-from importlib import import_module
 from pathlib import Path
 
 import click
 
 from .errors import InputError
-
-# Each task's run function and settings class, imported only when the task runs.
-_TASKS = {
-    "masked-word": ("runner:evaluate_masked_word", "masked_word:MaskedWordSettings"),
-    "minimal-pair": ("minimal_pair:evaluate_minimal_pairs", "minimal_pair:MinimalPairSettings"),
-    "score": ("sentence_task:evaluate_scores", "sentence_task:ScoreSettings"),
-    "distance": ("distance:evaluate_distances", "distance:DistanceSettings"),
-    "probe": ("probing:evaluate_probes", "probing:ProbeSettings"),
-    "classify": ("classify:evaluate_classifier", "classify:ClassifySettings"),
-}
-# The options of every task that go to the run, not into the task's settings.
-RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
-               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
-# Options of one task that go to its run: where the probes' training treebank comes from.
-TASK_RUN_OPTIONS = {"probe": ("ud_root", "download", "offline", "treebanks")}
 
 
 def build(family: str, out: str | Path, **options) -> Path:
@@ -42,8 +26,8 @@ def build(family: str, out: str | Path, **options) -> Path:
     Families: ``perturbed-ud``, ``spud``, ``clams``, ``substitution``, ``local_structure``;
     ``perturbed-ud build FAMILY --help`` lists each one's options.
     """
+    from .builders.command import family_command
     from .builders.engine import build as build_family
-    from .cli import family_command
     from .registry import FAMILIES
 
     cls = FAMILIES.get(family)
@@ -56,23 +40,53 @@ def build(family: str, out: str | Path, **options) -> Path:
     return folder
 
 
-def evaluate(task: str, **options) -> dict:
-    """Run ``perturbed-ud evaluate TASK ...`` and return the run's ``results.json``.
+def evaluate(task: str, *, settings=None, verbose: bool = False, **options) -> dict:
+    """Run an evaluation task as ``perturbed-ud evaluate TASK ...`` does and return the run's
+    ``results.json``.
 
     ``evaluate("minimal-pair", dataset="data/clams", model="gpt2", out="runs/gpt2",
     limit=100)`` scores the first 100 pairs of each split; the kind of model (masked or
-    causal) comes from its config unless ``kind`` names it. Tasks: ``masked-word``
-    (perturbed-ud datasets), ``minimal-pair`` (clams), ``score`` (spud), ``distance``
+    causal) comes from its config unless ``kind`` names it. Keywords are the run's
+    (``dataset``, ``model``, ``out``, ``configs``, ``splits``, ``limit``, ``device`` …) and
+    the task's settings (``kind="causal"``, ``probes="pos,root"``), or ``settings`` gives
+    the task's settings object whole. Tasks: ``masked-word`` (perturbed-ud datasets),
+    ``minimal-pair`` (clams), ``score`` (spud, local_structure), ``distance``
     (substitution), ``probe`` (spud, substitution), ``classify`` (local_structure; a
-    sequence classifier as ``model``). The run folder keeps each scored row, and a second
-    call resumes it.
+    sequence classifier as ``model``), and those of installed plugins. The run folder keeps
+    each scored row, and a second call resumes it. The libraries' logging and progress bars
+    are quiet during the run (``verbose`` keeps them) and as before after it.
     """
-    from .cli import evaluate as evaluate_group
+    folder = run_evaluation(task, settings=settings, verbose=verbose, **options)
+    return json.loads((Path(folder) / "results.json").read_text(encoding="utf-8"))
 
-    if task not in _TASKS:
-        raise InputError(f"unknown task {task!r}; choose one of {', '.join(_TASKS)}")
-    folder = run_evaluation(task, option_values(evaluate_group.commands[task], options))
-    return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options) -> Path:
+    """Run a task from keywords (`evaluate`); return the run folder."""
+    from .evaluation.task import RUN_OPTIONS
+    from .lm.models import quiet_libraries
+    from .registry import TASKS
+    from .settings import documented_fields, settings_from
+
+    evaluation_task = TASKS.get(task)
+    settings_class = evaluation_task.settings_class
+    run_names = (*RUN_OPTIONS, *(p.name for p in evaluation_task.run_parameters()))
+    known = {*run_names, *(f.name for f in documented_fields(settings_class))}
+    if unknown := sorted(set(options) - known):
+        raise InputError(
+            f"evaluate {task} has no option {', '.join(unknown)}; it has: "
+            f"{', '.join(sorted(known))}"
+        )
+    run = {name: options.pop(name) for name in run_names if name in options}
+    run = {name: value for name, value in run.items() if value is not None}
+    if missing := [name for name in ("dataset", "model", "out") if name not in run]:
+        raise InputError(f"evaluate {task} needs {', '.join(missing)}")
+    if settings is None:
+        settings = settings_from(settings_class, options, f"evaluate {task}")
+    elif any(value is not None for value in options.values()):
+        raise InputError(f"evaluate {task}: give settings whole or as keywords, not both")
+    dataset, model, out = str(run.pop("dataset")), str(run.pop("model")), run.pop("out")
+    with quiet_libraries(not verbose):
+        return evaluation_task.run(dataset, model, out, settings=settings, **run)
 
 
 def lm_eval_tasks(
@@ -125,30 +139,6 @@ def review_score(marked: str | Path, out: str | Path | None = None):
     if out is not None:
         write_scores(table, marked, out)
     return table
-
-
-def run_evaluation(task: str, values: dict) -> Path:
-    """Run a task from its parsed option values; return the run folder."""
-    from .evaluation.inputs import check_inputs
-
-    check_inputs(task, values["dataset"], values["configs"], values["splits"], values["model"])
-    run_function, settings_class = (_imported(name) for name in _TASKS[task])
-    if not values.pop("verbose"):
-        from .lm.models import quiet_libraries
-
-        quiet_libraries()
-    run = {name: values.pop(name) for name in (*RUN_OPTIONS, *TASK_RUN_OPTIONS.get(task, ()))}
-    if values.get("max_tokens") is None:  # the task's own default
-        values.pop("max_tokens", None)
-    return run_function(
-        run.pop("dataset"), run.pop("model"), run.pop("out"),
-        settings=settings_class(**values), **run,
-    )  # fmt: skip
-
-
-def _imported(name: str):
-    module, attribute = name.split(":")
-    return getattr(import_module(f"perturbed_ud.evaluation.{module}"), attribute)
 
 
 def option_values(command: click.Command, options: dict) -> dict:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
 
 import click
 
+from .builders.command import family_command
 from .errors import InputError, PerturbedUDError
-from .registry import FAMILIES
+from .registry import FAMILIES, TASKS
 
 
 class _Commands(click.Group):
@@ -36,23 +35,6 @@ def _exit_on_sigterm(signum: int, frame) -> None:
 @click.version_option(package_name="perturbed-ud")
 def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
-
-
-def _checked_version(ctx, param, value: str) -> str:
-    from .releases import parse_version
-
-    parse_version(value)
-    return value
-
-
-def dataset_version_option(family) -> Callable:
-    """``--version``, defaulting to the family's current dataset version."""
-    (default,) = (f.default for f in fields(family.settings_class) if f.name == "version")
-    return click.option(
-        "--version", "dataset_version", default=default, show_default=True,
-        callback=_checked_version,
-        help="x.y.z: recorded in the card, build.json and signature; push tags it v<version>.",
-    )  # fmt: skip
 
 
 class _Builds(click.Group):
@@ -120,36 +102,6 @@ def build() -> None:
     """
 
 
-def family_command(family) -> click.Command:
-    """``build <family>``: the family's own options, then those every build has."""
-
-    def run(out, overwrite, workers, dataset_version, **values) -> None:
-        from .builders.engine import build
-
-        instance = family(family.settings_from_cli(values | {"version": dataset_version}))
-        folder = build(instance, out, overwrite=overwrite, workers=workers)
-        for warning in instance.warnings():
-            click.echo(f"warning: {warning}", err=True)
-        click.echo(f"wrote {folder}")
-
-    options = [
-        *family.cli_options(),
-        click.option("--out", required=True, type=click.Path(), help="Output folder."),
-        click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder."),
-        click.option(
-            "--workers",
-            type=click.IntRange(min=1),
-            default=1,
-            show_default=True,
-            help="Processes; the output does not depend on them.",
-        ),
-        dataset_version_option(family),
-    ]
-    for option in reversed(options):
-        run = option(run)
-    return click.command(name=family.name, help=family.__doc__)(run)
-
-
 def _no_token(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     """`push --token` fails, pointing at HF_TOKEN: a token on a command line shows in `ps`."""
     if value is not None:
@@ -187,11 +139,6 @@ def push(folder, repo_id, version, dry_run, private, allow_licence_risk) -> None
     )
 
 
-@main.group()
-def evaluate() -> None:
-    """Run language models over a dataset and report the research statistics."""
-
-
 def _comma_list(ctx, param, values) -> list[str] | None:
     """A repeatable option whose values may each be comma lists: --config a,b --config c."""
     from .options import comma_words
@@ -200,207 +147,58 @@ def _comma_list(ctx, param, values) -> list[str] | None:
     return names or None
 
 
-def _comma_words(ctx, param, value: str | None) -> tuple[str, ...]:
-    """A single option whose value is a comma list: --probes pos,root."""
-    from .options import comma_words
-
-    return tuple(comma_words(value)) if value else ()
-
-
-def run_options(command):
-    """The options every evaluate task shares: data, model, device, batching, run folder."""
-    options = [
-        click.option("--dataset", required=True, help="A dataset folder or Hub id."),
-        click.option("--config", "configs", multiple=True, callback=_comma_list,
+def run_options() -> list[click.Option]:
+    """The options every evaluate task shares: data, model, device, run folder."""
+    return [
+        click.Option(["--dataset"], required=True, help="A dataset folder or Hub id."),
+        click.Option(["--config", "configs"], multiple=True, callback=_comma_list,
                      help="Configs, comma-separated or repeated (default: all)."),
-        click.option("--splits", multiple=True, callback=_comma_list,
+        click.Option(["--splits"], multiple=True, callback=_comma_list,
                      help="Splits, comma-separated (default: all)."),
-        click.option("--limit", type=click.IntRange(min=1),
+        click.Option(["--limit"], type=click.IntRange(min=1),
                      help="Score only the first N rows of each split (a smoke test)."),
-        click.option("--model", required=True, help="Model name or local path."),
-        click.option("--revision", help="Model revision (branch, tag or commit)."),
-        click.option("--dataset-revision", help="Dataset revision, e.g. v1.0.0."),
-        click.option("--device", default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
-        click.option("--dtype", type=click.Choice(["bf16", "fp16"]), help="GPU autocast."),
-        click.option("--max-tokens", type=click.IntRange(min=1),
-                     help="Rows × padded length per forward pass (default: 16384; distance "
-                     "and probe, which keep every layer's states: 4096)."),
-        click.option("--num-proc", type=click.IntRange(min=1),
+        click.Option(["--model"], required=True, help="Model name or local path."),
+        click.Option(["--revision"], help="Model revision (branch, tag or commit)."),
+        click.Option(["--dataset-revision"], help="Dataset revision, e.g. v1.0.0."),
+        click.Option(["--device"], default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
+        click.Option(["--num-proc"], type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
-        click.option("--out", required=True, type=click.Path(), help="Run folder (resumable)."),
-        click.option("--overwrite", is_flag=True,
+        click.Option(["--out"], required=True, type=click.Path(),
+                     help="Run folder (resumable)."),
+        click.Option(["--overwrite"], is_flag=True,
                      help="Replace a run of other settings in --out instead of refusing."),
-        click.option("--verbose", is_flag=True,
+        click.Option(["--verbose"], is_flag=True,
                      help="Show the libraries' own progress bars and logging."),
     ]  # fmt: skip
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
-def run_task_command(task: str, values: dict) -> None:
-    """Run an evaluate task from its options and report the run folder."""
-    from .api import run_evaluation
+def task_command(task) -> click.Command:
+    """``evaluate <task>``: the run's options, the task's settings, its own run options."""
+    from .settings import command_options
 
-    click.echo(f"wrote {run_evaluation(task, values)}")
+    def run(**values) -> None:
+        from .api import run_evaluation
 
+        click.echo(f"wrote {run_evaluation(task.name, **values)}")
 
-scoring_option = click.option(
-    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
-    help="paper, or lrec2026: the released code's word matching and top-k.",
-)  # fmt: skip
-
-
-kind_option = click.option(
-    "--kind", type=click.Choice(["masked", "causal"]),
-    help="masked or causal (default: what the model's config says).",
-)  # fmt: skip
-bos_option = click.option(
-    "--bos", type=click.Choice(["prepend", "none"]), default="prepend",
-    help="Causal LMs: prepend BOS, or leave the first token unscored.",
-)  # fmt: skip
+    params = [*run_options(), *command_options(task.settings_class), *task.run_parameters()]
+    return click.Command(task.name, callback=run, params=params, help=task.__doc__)
 
 
-@evaluate.command("masked-word")
-@run_options
-@scoring_option
-@click.option("--beam", type=int, default=8, show_default=True)
-@click.option("--top-k", type=int, default=5, show_default=True)
-@click.option("--max-span-pieces", type=int, default=6, show_default=True)
-def masked_word(**values) -> None:
-    """Mask each item's target word and rebuild it by beam search over its pieces."""
-    run_task_command("masked-word", values)
+class _Tasks(click.Group):
+    """`evaluate <task>` for every registered evaluation task, made from its registration."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return TASKS.short_names()
+
+    def get_command(self, ctx: click.Context, name: str):
+        task = TASKS.find(name)
+        return task_command(task) if task else None
 
 
-@evaluate.command("minimal-pair")
-@run_options
-@kind_option
-@bos_option
-@click.option("--capitalize", is_flag=True, help="Capitalise the first word.")
-@click.option("--final-period", is_flag=True, help="End every sentence with a period.")
-def minimal_pair(**values) -> None:
-    """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
-    run_task_command("minimal-pair", values)
-
-
-@evaluate.command("score")
-@run_options
-@kind_option
-@click.option("--metric", type=click.Choice(["within_word_l2r", "original"]),
-              default="within_word_l2r", help="Masked LMs: PPPL-l2r or PPPL.")  # fmt: skip
-@click.option("--word-grouping", type=click.Choice(["ud", "tokenizer"]), default="ud",
-              show_default=True,
-              help="Masked LMs, PPPL-l2r: the pieces masked together are those of a UD word, "
-              "or of a tokenizer word as minicons groups them.")  # fmt: skip
-@bos_option
-@click.option("--words-column", default="forms", show_default=True)
-def score(**values) -> None:
-    """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
-    run_task_command("score", values)
-
-
-@evaluate.command("distance")
-@run_options
-@kind_option
-@bos_option
-def distance(**values) -> None:
-    """Per-layer distances between perturbed copies and their originals (substitution)."""
-    run_task_command("distance", values)
-
-
-@evaluate.command("classify")
-@run_options
-@click.option(
-    "--text-columns",
-    default="text",
-    show_default=True,
-    callback=_comma_words,
-    help="The text column (single texts) or two, comma-separated (text pairs: premise,hypothesis).",
-)
-@click.option("--label-column", default="label", show_default=True,
-              help="Label ids (ints) of the model's labels.")  # fmt: skip
-def classify(**values) -> None:
-    """Accuracy of a fine-tuned sequence classifier on every setting (local_structure), its
-    Spearman correlations with chrF, IDC and compression, and accuracy-vs-chrF/IDC figures."""
-    run_task_command("classify", values)
-
-
-def _comma_ints(ctx, param, value: str | None) -> tuple[int, ...]:
-    from .options import comma_ints
-
-    return tuple(comma_ints(value)) if value else ()
-
-
-@evaluate.command("probe")
-@run_options
-@kind_option
-@bos_option
-@click.option(
-    "--protocol",
-    type=click.Choice(["paper", "lamalfa2022"]),
-    default="paper",
-    show_default=True,
-    help="lamalfa2022: the released code's labels and metrics (20 lines, layers -5,-9, "
-    "broken definitions named in the results).",
-)
-@click.option(
-    "--probes",
-    callback=_comma_words,
-    help="Comma list of distance, depth, pos, root, depprobe (default: the protocol's; "
-    "lamalfa2022 has no depprobe).",
-)
-@click.option(
-    "--layers",
-    callback=_comma_ints,
-    help="Hidden states probed, comma list (0: embeddings; -5: hidden_states[-5]; "
-    "default: the middle layer, or -5,-9 under lamalfa2022).",
-)
-@click.option(
-    "--probe-seeds",
-    default="1,2,3",
-    show_default=True,
-    callback=_comma_ints,
-    help="Seeds of probe training: their mean and spread are reported.",
-)
-@click.option(
-    "--train-split", default="train", show_default=True, help="UD split the probes train on."
-)
-@click.option(
-    "--dev-split",
-    default="dev",
-    show_default=True,
-    help="UD split that picks the epoch (the train split: its last 10 %).",
-)
-@click.option(
-    "--train-limit",
-    type=click.IntRange(min=1),
-    help="Only the first N training (and development) sentences.",
-)
-@click.option("--epochs", type=click.IntRange(min=1), default=30, show_default=True)
-@click.option("--patience", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option(
-    "--batch-size",
-    type=click.IntRange(min=1),
-    default=32,
-    show_default=True,
-    help="Sentences per probe training step.",
-)
-@click.option(
-    "--rank",
-    type=click.IntRange(min=1),
-    default=128,
-    show_default=True,
-    help="Rank of the distance, depth and DepProbe maps.",
-)
-@click.option("--resamples", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebanks to train on.")
-@click.option("--download", is_flag=True, help="Fetch the training treebank from UD's GitHub.")
-@click.option("--offline", is_flag=True, help="With --download: only the cache.")
-@click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override.")
-def probe(**values) -> None:
-    """Probes trained on a UD treebank, tested on original vs perturbed trees (spud,
-    substitution): UUAS, DSpr, root, depth, POS, UAS, LAS, RelAcc and their drops."""
-    run_task_command("probe", values)
+@main.group(cls=_Tasks)
+def evaluate() -> None:
+    """Run language models over a dataset and report the research statistics."""
 
 
 @main.command("probe-table")
@@ -475,7 +273,10 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 @click.option("--tokenizer", required=True, help="Tokenizer name or path (from_pretrained).")
 @click.option("--revision", help="Tokenizer revision.")
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
-@scoring_option
+@click.option(
+    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
+    help="paper, or lrec2026: the released code's word matching and top-k.",
+)  # fmt: skip
 @click.option("--out", required=True, type=click.Path(), help="Folder of the balanced dataset.")
 @click.option("--overwrite", is_flag=True)
 def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:

@@ -96,3 +96,4 @@ class Registry:
 RULE_SETS = Registry("language rule set", "perturbed_ud.rule_sets")
 PROTOCOLS = Registry("protocol", "perturbed_ud.protocols")
 FAMILIES = Registry("dataset family", "perturbed_ud.families")
+TASKS = Registry("evaluation task", "perturbed_ud.tasks")

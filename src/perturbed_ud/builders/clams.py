@@ -50,8 +50,9 @@ from ..grammar.parser import Grammar
 from ..lexicons import load_toml
 from ..options import comma_words
 from ..registry import FAMILIES
+from ..settings import setting
 from ..ud.sources import sample_root
-from .family import DatasetFamily, check_settings, setting, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 
 NAME = "clams"
 PRETTY_NAME = "CLAMS: cross-linguistic agreement minimal pairs"
@@ -516,6 +517,8 @@ class Clams(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = ClamsSettings
+    tasks = ("minimal-pair",)
+    lm_eval_tasks = ("minimal_pair",)
 
     @cached_property
     def _grammar_dir(self) -> str | Path | None:

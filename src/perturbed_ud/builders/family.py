@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from datasets import Features
@@ -22,29 +21,10 @@ from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
 from ..errors import InputError
 from ..releases import parse_version
+from ..settings import setting
 from ..version import __version__
 
 DEFAULT_VERSION = "1.0.0"
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, (tuple, list)):
-        return ",".join(map(str, value))
-    return str(value)
-
-
-def setting(
-    doc: str,
-    *,
-    signature: str | None = None,
-    shown: Callable[[Any], str] = _shown,
-    default: Any = dataclasses.MISSING,
-    default_factory: Any = dataclasses.MISSING,
-) -> Any:
-    """A settings field with its documentation; with ``signature``, it enters the build
-    signature as ``signature:shown(value)``, in field order."""
-    metadata = {"doc": doc, "signature": signature, "shown": shown}
-    return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
 
 
 def version_setting(default: str = DEFAULT_VERSION) -> Any:
@@ -79,6 +59,11 @@ class DatasetFamily(ABC):
     description: ClassVar[str]  # the card's opening: what a row is, split by split
     features: ClassVar[Features]
     settings_class: ClassVar[type]
+    tasks: ClassVar[tuple[str, ...]] = ()  # the evaluate tasks that read its datasets
+    # The lm-evaluation-harness tasks `lm-eval-tasks` writes for its datasets, of
+    # minimal_pair (good vs bad sentence), order_pair (original vs scrambled), rolling
+    # (perplexity of `lm_eval_text`).
+    lm_eval_tasks: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: Any):
         parse_version(settings.version)
@@ -105,6 +90,11 @@ class DatasetFamily(ABC):
     def card_text(cls, manifest: dict) -> CardText:
         """The card's sections, from the manifest alone (a card can be re-rendered from
         ``build.json``, as `balance` does for its subset)."""
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        """The text columns whose perplexity the rolling lm-eval tasks report."""
+        return ()
 
     def signature_extra(self, manifest: dict) -> list[str]:
         """Signature parts beyond the settings: digests of resources read during the build."""

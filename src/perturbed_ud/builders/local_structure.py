@@ -45,10 +45,11 @@ from ..perturb.local_structure_text import (
 from ..perturb.surface_rules import render_text
 from ..registry import FAMILIES
 from ..rng import KeyedDraws
+from ..settings import setting
 from ..ud.columns import SentenceColumns
 from ..ud.selection import Selection, sampled, select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, setting, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 from .ud_family import (
     UDSettings,
     check_seeds,
@@ -364,6 +365,12 @@ class LocalStructure(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = LocalStructureSettings
+    tasks = ("score", "classify")
+    lm_eval_tasks = ("rolling",)
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        return tuple(manifest["parameters"]["text_columns"].split(","))  # the build's own
 
     def __init__(self, settings: LocalStructureSettings):
         super().__init__(settings)

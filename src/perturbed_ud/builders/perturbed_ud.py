@@ -30,11 +30,12 @@ from ..perturb.plan import SentencePlan
 from ..perturb.spacing import render, space_after
 from ..perturb.word_order import identity, inverse
 from ..registry import FAMILIES, PROTOCOLS
+from ..settings import setting
 from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, setting, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 SCRAMBLES = ("full", "part", "head")
@@ -307,6 +308,12 @@ class WordOrder(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = WordOrderSettings
+    tasks = ("masked-word",)
+    lm_eval_tasks = ("order_pair", "rolling")
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        return ("perturbed_text",)
 
     def __init__(self, settings: WordOrderSettings):
         super().__init__(settings)

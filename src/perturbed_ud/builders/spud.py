@@ -31,13 +31,14 @@ from ..perturb.nonce import DEFAULT_RULES, REASONS, RULES, NonceRules, build_poo
 from ..perturb.word_forms import inflector_for, lexicon_files
 from ..registry import FAMILIES, RULE_SETS
 from ..rng import KeyedDraws
+from ..settings import setting
 from ..ud import columns
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import DatasetFamily, check_settings, setting, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "spud"
@@ -464,6 +465,12 @@ class Spud(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = SpudSettings
+    tasks = ("score", "probe")
+    lm_eval_tasks = ("rolling",)
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        return ("text",)
 
     def conditions(self) -> list[str]:
         return list(SPLITS)

@@ -35,12 +35,13 @@ from ..perturb.word_forms import inflector_for, lexicon_files
 from ..perturb.wordnet import WORDNET_SOURCES, open_wordnet, wordnet_folder
 from ..registry import FAMILIES
 from ..rng import KeyedDraws
+from ..settings import setting
 from ..ud import columns
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, setting, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
 
 NAME = "substitution"
@@ -256,6 +257,12 @@ class Substitution(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = SubstitutionSettings
+    tasks = ("distance", "probe")
+    lm_eval_tasks = ("rolling",)
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        return ("text",)
 
     def conditions(self) -> list[str]:
         return ["orig", *(f"perturbed_{c}" for c in range(1, self.settings.copies + 1))]
@@ -476,8 +483,8 @@ def _masked_lm_candidates(settings: SubstitutionSettings):
     from ..lm.models import load_masked_lm, quiet_libraries
     from ..perturb.coco import MaskedLMCandidates
 
-    quiet_libraries()
-    lm = load_masked_lm(settings.model, _device(settings), None, settings.revision)
+    with quiet_libraries():
+        lm = load_masked_lm(settings.model, _device(settings), None, settings.revision)
     return MaskedLMCandidates(lm, settings.beam, settings.max_tokens)
 
 

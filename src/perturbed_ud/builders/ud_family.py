@@ -9,10 +9,11 @@ import click
 
 from ..errors import InputError
 from ..options import comma_ints, comma_words
+from ..settings import setting
 from ..ud.selection import Selection
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import UD_RELEASE, Treebank, parse_treebank_overrides, resolve
-from .family import check_settings, setting, version_setting
+from .family import check_settings, version_setting
 
 
 @dataclass(frozen=True, kw_only=True)

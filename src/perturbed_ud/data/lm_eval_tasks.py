@@ -35,17 +35,9 @@ import yaml
 
 from ..errors import InputError
 from ..files import write_text
+from ..registry import FAMILIES
 from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
 
-# The text a perplexity task reads in the rows of each family (local_structure: its build's
-# text columns).
-ROLLING_COLUMNS = {
-    "clams": (),
-    "perturbed-ud": ("perturbed_text",),
-    "spud": ("text",),
-    "substitution": ("text",),
-    "local_structure": None,
-}
 PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
 MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs")
 
@@ -74,10 +66,12 @@ def read_manifest(folder: Path) -> dict:
     """``build.json`` of a dataset folder built here, checked against the folder's Parquet
     files: the tasks are pinned to its version and content."""
     manifest = read_build_manifest(folder, MANIFEST_KEYS, InputError)
-    if manifest["dataset"] not in ROLLING_COLUMNS:
+    family = FAMILIES.find(manifest["dataset"])
+    if family is None or not family.lm_eval_tasks:
+        offered = [f for f in FAMILIES.short_names() if FAMILIES.get(f).lm_eval_tasks]
         raise InputError(
             f"{folder} is a {manifest['dataset']} dataset; lm-eval tasks are written for "
-            f"{', '.join(ROLLING_COLUMNS)}"
+            f"{', '.join(offered)}"
         )
     if not any(config.get("splits") for config in manifest["configs"].values()):
         raise InputError(f"{folder} holds no configs with rows: nothing to evaluate")
@@ -108,10 +102,7 @@ def source(folder: Path, manifest: dict, hub_id: str | None, revision: str | Non
 
 
 def rolling_columns(manifest: dict) -> tuple[str, ...]:
-    columns = ROLLING_COLUMNS[manifest["dataset"]]
-    if columns is None:  # local_structure: the build's own text columns
-        return tuple(manifest["parameters"]["text_columns"].split(","))
-    return columns
+    return FAMILIES.get(manifest["dataset"]).lm_eval_text(manifest)
 
 
 def _splits(manifest: dict):
@@ -221,11 +212,11 @@ def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
 
 def family_tasks(manifest: dict, group: str, data: dict) -> dict[str, list[dict]]:
     """The tasks of each kind that the dataset's family has."""
-    family = manifest["dataset"]
+    kinds = FAMILIES.get(manifest["dataset"]).lm_eval_tasks
     return {
-        "minimal_pair": minimal_pair_tasks(manifest, group) if family == "clams" else [],
-        "order_pair": order_pair_tasks(manifest, group, data) if family == "perturbed-ud" else [],
-        "rolling": rolling_tasks(manifest, group),
+        "minimal_pair": minimal_pair_tasks(manifest, group) if "minimal_pair" in kinds else [],
+        "order_pair": order_pair_tasks(manifest, group, data) if "order_pair" in kinds else [],
+        "rolling": rolling_tasks(manifest, group) if "rolling" in kinds else [],
     }
 
 

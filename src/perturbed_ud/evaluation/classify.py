@@ -23,17 +23,23 @@ from ..errors import InputError
 from ..files import atomic_path
 from ..lm.batching import BatchSettings, plan_batches
 from ..lm.models import LanguageModel, _autocast, cached_model, device_for, pretrained
+from ..registry import TASKS
+from ..settings import setting
 from .datasets_io import config_names, dataset_content, load_config
 from .runner import Task, evaluation, finish, records, run_task
 from .stats import WILSON, wilson_interval
 from .structure_measures import setting_rows, write_comparison
 from .summary import write_table
+from .task import EvaluationTask
 
 
 @dataclass(frozen=True, kw_only=True)
 class ClassifySettings(BatchSettings):
-    text_columns: tuple[str, ...] = ("text",)  # one: single texts; two: text pairs
-    label_column: str = "label"
+    text_columns: tuple[str, ...] = setting(
+        "The text column (single texts) or two (text pairs: premise,hypothesis).",
+        default=("text",),
+    )
+    label_column: str = setting("Label ids (ints) of the model's labels.", default="label")
 
     def __post_init__(self):
         super().__post_init__()
@@ -215,7 +221,7 @@ def evaluate_classifier(
     settings = settings or ClassifySettings()
     task = Task(
         "classify", classify_batch, settings,
-        columns=(*settings.text_columns, settings.label_column),
+        columns=Classify.columns(settings),
     )  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
@@ -229,3 +235,20 @@ def evaluate_classifier(
     counts = {"rows": len(scored), "truncated": int(scored["truncated"].sum())}
     finish(run, header, metrics, **counts)
     return run
+
+
+@TASKS.register("classify.v1")
+class Classify(EvaluationTask):
+    """Accuracy of a fine-tuned sequence classifier on every setting (local_structure), its
+    Spearman correlations with chrF, IDC and compression, and accuracy-vs-chrF/IDC figures."""
+
+    name = "classify"
+    settings_class = ClassifySettings
+
+    @classmethod
+    def columns(cls, settings: ClassifySettings) -> tuple[str, ...]:
+        return (*settings.text_columns, settings.label_column)
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_classifier(dataset, model, out, settings=settings, **run)

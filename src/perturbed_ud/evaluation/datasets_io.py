@@ -18,13 +18,7 @@ import pyarrow.parquet as pq
 
 from ..data.writer import content_hash
 from ..errors import InputError
-
-# A column only the datasets of each command have, to say which command a dataset suits.
-MARKERS = {
-    "evaluate masked-word": "target_index",
-    "evaluate minimal-pair": "sentence_good",
-    "evaluate score": "forms",
-}
+from .task import tasks_reading_columns
 
 
 def _recorded_content(card: Path) -> str | None:
@@ -94,6 +88,7 @@ def require_columns(names: list[str], needed, command: str, where: str) -> None:
     """Refuse data that lacks a column ``command`` reads, naming the commands it suits."""
     missing = [name for name in needed if name not in names]
     if missing:
-        suits = [f"`{c}`" for c, marker in MARKERS.items() if marker in names and c != command]
+        suits = [f"`evaluate {t}`" for t in tasks_reading_columns(names)]
+        suits = [s for s in suits if s != f"`{command}`"]
         hint = f"; it is data for {' or '.join(suits)}" if suits else ""
         raise InputError(f"{where} lacks the columns {missing} that `{command}` reads{hint}")

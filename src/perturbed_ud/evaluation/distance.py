@@ -23,18 +23,25 @@ import torch
 from ..files import atomic_path
 from ..lm.encodings import encode
 from ..lm.models import device_for, load_lm
+from ..registry import TASKS
+from ..settings import setting
 from .plots import plot_distances
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import KindSettings
 from .summary import write_table
+from .task import EvaluationTask
 
+COLUMNS = ("sent_id", "forms", "original_forms")
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
 _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<seed>\d+)")
 
 
 @dataclass(frozen=True, kw_only=True)
 class DistanceSettings(KindSettings):
-    max_tokens: int = 4096  # hidden states of every layer are kept for a batch
+    max_tokens: int = setting(
+        "Rows × padded length per forward pass (every layer's states are kept).",
+        default=4096, minimum=1,
+    )  # fmt: skip
 
 
 def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> dict[str, list]:
@@ -134,7 +141,7 @@ def evaluate_distances(
     settings = settings or DistanceSettings()
     task = Task(
         "distance", sentence_distances, settings,
-        columns=("sent_id", "forms", "original_forms"), skip_splits=("orig",),
+        columns=COLUMNS, skip_splits=("orig",),
     )  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
@@ -150,3 +157,19 @@ def evaluate_distances(
     counts = {"copies": len(scored), "too_long": int(scored["too_long"].sum())}
     finish(run, header, {"distance": records(summary)}, **counts)
     return run
+
+
+@TASKS.register("distance.v1")
+class Distance(EvaluationTask):
+    """Per-layer distances between perturbed copies and their originals (substitution)."""
+
+    name = "distance"
+    settings_class = DistanceSettings
+
+    @classmethod
+    def columns(cls, settings: DistanceSettings) -> tuple[str, ...]:
+        return COLUMNS
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_distances(dataset, model, out, settings=settings, **run)

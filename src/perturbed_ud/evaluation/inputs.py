@@ -14,16 +14,9 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..registry import FAMILIES
+from .task import tasks_of_family
 
-# The tasks that read each dataset family (its short name in build.json); `probe` reads
-# those whose rows carry UD trees.
-TASKS_OF_FAMILY = {
-    "perturbed-ud": ("masked-word",),
-    "clams": ("minimal-pair",),
-    "spud": ("score", "probe"),
-    "substitution": ("distance", "probe"),
-    "local_structure": ("score", "classify"),
-}
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 
 
@@ -71,8 +64,10 @@ def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:
     if manifest is None:
         return
     family = manifest.get("dataset")
-    fits = TASKS_OF_FAMILY.get(family)
-    if fits is not None and task not in fits:
+    if FAMILIES.find(family) is None:  # built by a family not installed here
+        return
+    fits = tasks_of_family(family)
+    if task not in fits:
         raise InputError(
             f"{dataset} is a {family} dataset ({manifest.get('family')}): "
             f"`evaluate {task}` does not read it; use "

@@ -8,24 +8,39 @@ fingerprint stays cheap. Each item gets a status: ``scored``, or the reason it c
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
 
 from ..errors import InputError
+from ..files import atomic_path
 from ..lm.batching import BatchSettings
 from ..lm.beam import beam_search
 from ..lm.masking import mask_target
 from ..lm.matching import normalize_word, words_match
 from ..lm.models import device_for, load_masked_lm
+from ..registry import TASKS
+from ..settings import setting
+from .runner import Task, evaluation, finish, records, run_task
+from .schema import Conditions, dataset_conditions
+from .task import EvaluationTask
 
 SCORINGS = ("paper", "lrec2026")
+COLUMNS = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
+           "target_index", "target", "target_form")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
 class MaskedWordSettings(BatchSettings):
-    scoring: str = "paper"
-    beam: int = 8
-    top_k: int = 5
-    max_span_pieces: int = 6
+    scoring: str = setting("paper, or lrec2026: the released code's word matching and top-k.",
+                           default="paper", choices=SCORINGS)  # fmt: skip
+    beam: int = setting("Beams kept while the target's pieces are rebuilt.", default=8,
+                        minimum=1)  # fmt: skip
+    top_k: int = setting("Predictions kept per item (word@k).", default=5, minimum=1)
+    max_span_pieces: int = setting("Targets of more pieces are dropped (counted).", default=6,
+                                   minimum=1)  # fmt: skip
 
     def __post_init__(self):
         super().__post_init__()
@@ -118,3 +133,99 @@ def score_batch(batch, rank=None, *, model: str, revision, device: str, settings
         for name in OUTPUT_COLUMNS:
             out[name].append(values[name])
     return out
+
+
+def _released_items(scored: pd.DataFrame, model_name: str, conditions: Conditions) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model_name": model_name,
+            "lang": scored["treebank"],
+            "condition": scored["condition"].map(conditions.released_name),
+            "words": scored["words"],
+            "target_index": scored["target_index"],
+            "target_token": scored["target_form"],
+            "word_level_match": scored["word_level_match"],
+            "gold_word": scored["gold_word"],
+            "gold_num_pieces": scored["gold_num_pieces"],
+            "reconstructed_prediction": scored["reconstructed_prediction"],
+            "top_k_predictions": scored["top_k_predictions"],
+            "word_at_5": scored["word_at_5"],
+            "sent_id": scored["sent_id"],
+            "seed": scored["seed"],
+            "item_id": scored["item_id"],
+            "prediction_logprob": scored["prediction_logprob"],
+            "top_k_logprobs": scored["top_k_logprobs"],
+        }
+    )
+
+
+def _lang_seed_key(config: str, split: str, row: dict) -> str:
+    """The orig splits every family config of a (language, seed) shares are scored once."""
+    return f"{row['lang']}_seed{row['seed']}/{split}"
+
+
+@evaluation("masked-word", MaskedWordSettings, kinds=("masked",))
+def evaluate_masked_word(
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    settings: MaskedWordSettings | None = None,
+    summarize: bool = True,
+    **options,
+) -> Path:
+    """Mask each item's target word and rebuild it by beam search; return the run folder.
+
+    ``options``: ``configs`` and ``splits`` (default: all), ``limit`` (rows per split),
+    ``device``, ``revision``, ``dataset_revision``, ``num_proc``, ``overwrite``."""
+    conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
+    task = Task(
+        "masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key, COLUMNS
+    )
+    run, scored, header = run_task(task, dataset, model, out, **options)
+    if scored is None:  # another rank of a multi-process launch writes the outputs
+        return run
+    drops = Counter(
+        f"{lang}/{split}:{status}"
+        for lang, split, status in zip(
+            scored["treebank"], scored["condition"], scored["status"], strict=True
+        )
+        if status != "scored"
+    )
+    items = _released_items(scored[scored["status"] == "scored"], model, conditions)
+    with atomic_path(run / "items.parquet") as tmp:
+        items.to_parquet(tmp, index=False)
+    with atomic_path(run / "items.jsonl") as tmp:
+        items.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    if summarize:
+        from .report import summarize as write_summaries
+
+        written = write_summaries(items, run, conditions=conditions)
+        metrics = {
+            name.removesuffix(".csv"): records(pd.read_csv(path))
+            for name, path in written.items()
+            if name.endswith(".csv")
+        }
+    else:
+        metrics = {}
+    finish(
+        run, header, metrics, rows=len(scored), scored=len(items),
+        drops=dict(sorted(drops.items())),
+    )  # fmt: skip
+    return run
+
+
+@TASKS.register("masked_word.v1")
+class MaskedWord(EvaluationTask):
+    """Mask each item's target word and rebuild it by beam search over its pieces."""
+
+    name = "masked-word"
+    settings_class = MaskedWordSettings
+
+    @classmethod
+    def columns(cls, settings: MaskedWordSettings) -> tuple[str, ...]:
+        return COLUMNS
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_masked_word(dataset, model, out, settings=settings, **run)

@@ -19,17 +19,23 @@ import pandas as pd
 from ..files import atomic_path
 from ..lm.encodings import masked_pieces
 from ..lm.models import device_for, load_lm
+from ..registry import TASKS
+from ..settings import setting
 from .plots import count_label, grouped_bars
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import KindSettings, causal_log_likelihoods
 from .stats import WILSON, wilson_interval
 from .summary import write_table
+from .task import EvaluationTask
+
+COLUMNS = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form", "bad_form",
+           "good_positions", "bad_positions")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
 class MinimalPairSettings(KindSettings):
-    capitalize: bool = False
-    final_period: bool = False
+    capitalize: bool = setting("Capitalise the first word.", default=False)
+    final_period: bool = setting("End every sentence with a period.", default=False)
 
 
 def variant(sentence: str, settings: MinimalPairSettings) -> list[str]:
@@ -157,9 +163,7 @@ def evaluate_minimal_pairs(
 
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
-    columns = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form",
-               "bad_form", "good_positions", "bad_positions")  # fmt: skip
-    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings(), columns=columns)
+    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings(), columns=COLUMNS)
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
@@ -186,3 +190,19 @@ def evaluate_minimal_pairs(
     outcomes = scored["outcome"].value_counts().to_dict()
     finish(run, header, {"accuracy": records(table)}, pairs=len(scored), outcomes=outcomes)
     return run
+
+
+@TASKS.register("minimal_pair.v1")
+class MinimalPair(EvaluationTask):
+    """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
+
+    name = "minimal-pair"
+    settings_class = MinimalPairSettings
+
+    @classmethod
+    def columns(cls, settings: MinimalPairSettings) -> tuple[str, ...]:
+        return COLUMNS
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_minimal_pairs(dataset, model, out, settings=settings, **run)

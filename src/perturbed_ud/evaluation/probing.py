@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
@@ -30,6 +31,8 @@ from scipy.sparse.csgraph import connected_components
 from ..errors import InputError
 from ..lm.models import load_lm
 from ..lm.word_vectors import hidden_layers, word_vectors
+from ..registry import TASKS
+from ..settings import setting
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.sources import parse_treebank_overrides, resolve
@@ -54,6 +57,7 @@ from .runner import evaluation, finish, records, run_header, say, start_run
 from .sentence_scores import KindSettings
 from .stats import BOOTSTRAP_SEED, _percentiles, bootstrap_name
 from .summary import markdown_table, write_table
+from .task import EvaluationTask
 from .trees import UPOS_TAGS
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
@@ -78,19 +82,37 @@ class ProbeProtocol:
 
 @dataclass(frozen=True, kw_only=True)
 class ProbeSettings(KindSettings):
-    max_tokens: int = 4096  # every layer's states are kept for a batch
-    protocol: str = "paper"
-    probes: tuple[str, ...] = ()  # () the protocol's
-    layers: tuple[int, ...] = ()  # hidden states (0: embeddings; −1: the last); () the protocol's
-    probe_seeds: tuple[int, ...] = (1, 2, 3)
-    train_split: str = "train"
-    dev_split: str = "dev"  # the train split again: its last 10 % are held out
-    train_limit: int | None = None
-    epochs: int = 30
-    patience: int = 3
-    batch_size: int = 32
-    rank: int = 128
-    resamples: int = 1000
+    max_tokens: int = setting(
+        "Rows × padded length per forward pass (every layer's states are kept).",
+        default=4096, minimum=1,
+    )  # fmt: skip
+    protocol: str = setting(
+        "lamalfa2022: the released code's labels and metrics (20 lines, layers -5,-9, broken "
+        "definitions named in the results).", default="paper", choices=("paper", "lamalfa2022"),
+    )  # fmt: skip
+    probes: tuple[str, ...] = setting(
+        "Of distance, depth, pos, root, depprobe (default: the protocol's; lamalfa2022 has "
+        "no depprobe).", default=(),
+    )  # fmt: skip
+    layers: tuple[int, ...] = setting(
+        "Hidden states probed (0: embeddings; -5: hidden_states[-5]; default: the middle "
+        "layer, or -5,-9 under lamalfa2022).", default=(),
+    )  # fmt: skip
+    probe_seeds: tuple[int, ...] = setting(
+        "Seeds of probe training: their mean and spread are reported.", default=(1, 2, 3)
+    )
+    train_split: str = setting("UD split the probes train on.", default="train")
+    dev_split: str = setting("UD split that picks the epoch (the train split: its last 10 %).",
+                             default="dev")  # fmt: skip
+    train_limit: int | None = setting("Only the first N training (and development) sentences.",
+                                      default=None, minimum=1)  # fmt: skip
+    epochs: int = setting("Training epochs at most.", default=30, minimum=1)
+    patience: int = setting("Epochs without a better development loss before stopping.",
+                            default=3, minimum=1)  # fmt: skip
+    batch_size: int = setting("Sentences per probe training step.", default=32, minimum=1)
+    rank: int = setting("Rank of the distance, depth and DepProbe maps.", default=128,
+                        minimum=1)  # fmt: skip
+    resamples: int = setting("Bootstrap resamples of the intervals.", default=1000, minimum=1)
 
     def __post_init__(self):
         super().__post_init__()
@@ -519,3 +541,32 @@ def evaluate_probes(
                          "gold_graph_counts": GOLD_GRAPH_COUNTS},
            sentences_without_a_tree=unusable)  # fmt: skip
     return run
+
+
+@TASKS.register("probe.v1")
+class Probe(EvaluationTask):
+    """Probes trained on a UD treebank, tested on original vs perturbed trees (spud,
+    substitution): UUAS, DSpr, root, depth, POS, UAS, LAS, RelAcc and their drops."""
+
+    name = "probe"
+    settings_class = ProbeSettings
+
+    @classmethod
+    def columns(cls, settings: ProbeSettings) -> tuple[str, ...]:
+        return COLUMNS
+
+    @classmethod
+    def run_parameters(cls) -> list[click.Option]:
+        return [
+            click.Option(["--ud-root"], type=click.Path(),
+                         help="Folder of UD_* treebanks to train on."),
+            click.Option(["--download"], is_flag=True,
+                         help="Fetch the training treebank from UD's GitHub."),
+            click.Option(["--offline"], is_flag=True, help="With --download: only the cache."),
+            click.Option(["--treebank", "treebanks"], multiple=True,
+                         help="LANG=UD_Name override."),
+        ]  # fmt: skip
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_probes(dataset, model, out, settings=settings, **run)

@@ -24,7 +24,6 @@ import platform
 import shutil
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -39,8 +38,6 @@ from ..lm.models import describe_model
 from ..version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
-from .masked_word import MaskedWordSettings, score_batch
-from .schema import Conditions, dataset_conditions
 
 CHUNK_ROWS = 512
 # Settings that apply to one kind of model only: left out of the run's record for the other.
@@ -390,85 +387,3 @@ def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> N
     }
     _write_json(run / "results.json", summary)
     _write_json(run / "run.json", header | results)
-
-
-def _released_items(scored: pd.DataFrame, model_name: str, conditions: Conditions) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "model_name": model_name,
-            "lang": scored["treebank"],
-            "condition": scored["condition"].map(conditions.released_name),
-            "words": scored["words"],
-            "target_index": scored["target_index"],
-            "target_token": scored["target_form"],
-            "word_level_match": scored["word_level_match"],
-            "gold_word": scored["gold_word"],
-            "gold_num_pieces": scored["gold_num_pieces"],
-            "reconstructed_prediction": scored["reconstructed_prediction"],
-            "top_k_predictions": scored["top_k_predictions"],
-            "word_at_5": scored["word_at_5"],
-            "sent_id": scored["sent_id"],
-            "seed": scored["seed"],
-            "item_id": scored["item_id"],
-            "prediction_logprob": scored["prediction_logprob"],
-            "top_k_logprobs": scored["top_k_logprobs"],
-        }
-    )
-
-
-def _lang_seed_key(config: str, split: str, row: dict) -> str:
-    """The orig splits every family config of a (language, seed) shares are scored once."""
-    return f"{row['lang']}_seed{row['seed']}/{split}"
-
-
-@evaluation("masked-word", MaskedWordSettings, kinds=("masked",))
-def evaluate_masked_word(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: MaskedWordSettings | None = None,
-    summarize: bool = True,
-    **options,
-) -> Path:
-    """Mask each item's target word and rebuild it by beam search; return the run folder.
-
-    ``options``: ``configs`` and ``splits`` (default: all), ``limit`` (rows per split),
-    ``device``, ``revision``, ``dataset_revision``, ``num_proc``, ``overwrite``."""
-    conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
-    columns = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
-               "target_index", "target", "target_form")  # fmt: skip
-    task = Task(
-        "masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key, columns
-    )
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    drops = Counter(
-        f"{lang}/{split}:{status}"
-        for lang, split, status in zip(
-            scored["treebank"], scored["condition"], scored["status"], strict=True
-        )
-        if status != "scored"
-    )
-    items = _released_items(scored[scored["status"] == "scored"], model, conditions)
-    with atomic_path(run / "items.parquet") as tmp:
-        items.to_parquet(tmp, index=False)
-    with atomic_path(run / "items.jsonl") as tmp:
-        items.to_json(tmp, orient="records", lines=True, force_ascii=False)
-    if summarize:
-        from .report import summarize as write_summaries
-
-        written = write_summaries(items, run, conditions=conditions)
-        metrics = {
-            name.removesuffix(".csv"): records(pd.read_csv(path))
-            for name, path in written.items()
-            if name.endswith(".csv")
-        }
-    else:
-        metrics = {}
-    finish(
-        run, header, metrics, rows=len(scored), scored=len(items),
-        drops=dict(sorted(drops.items())),
-    )  # fmt: skip
-    return run

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..lm.batching import Batcher, BatchSettings
 from ..lm.encodings import causal_encodings, masked_encodings
 from ..lm.models import MODEL_KINDS
+from ..settings import setting
 
 PLL_METRICS = ("original", "within_word_l2r")
 BOS_POLICIES = ("prepend", "none")
@@ -34,8 +35,10 @@ class KindSettings(BatchSettings):
     """Settings of a task that scores masked or causal LMs: the kind (None: the model's
     own) and, for causal LMs, whether BOS is prepended."""
 
-    kind: str | None = None
-    bos: str = "prepend"
+    kind: str | None = setting("masked or causal (default: what the model's config says).",
+                               default=None, choices=MODEL_KINDS)  # fmt: skip
+    bos: str = setting("Causal LMs: prepend BOS, or leave the first token unscored.",
+                       default="prepend", choices=BOS_POLICIES)  # fmt: skip
 
     def __post_init__(self):
         super().__post_init__()

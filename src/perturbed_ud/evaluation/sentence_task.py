@@ -22,6 +22,8 @@ from ..files import atomic_path
 from ..lm.batching import BatchSettings
 from ..lm.encodings import WORD_GROUPINGS
 from ..lm.models import MODEL_KINDS, device_for, load_lm
+from ..registry import TASKS
+from ..settings import setting
 from .plots import plot_nonce_ratios
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import (
@@ -32,15 +34,22 @@ from .sentence_scores import (
 )
 from .structure_measures import setting_rows, write_comparison
 from .summary import write_table
+from .task import EvaluationTask
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScoreSettings(BatchSettings):
-    kind: str | None = None  # None: the model's own kind
-    metric: str = "within_word_l2r"  # masked LMs: PPPL-l2r, or "original" for PPPL
-    bos: str = "prepend"  # causal LMs
-    word_grouping: str = "ud"  # masked LMs: which pieces form a word for PPPL-l2r
-    words_column: str = "forms"
+    kind: str | None = setting("masked or causal (default: what the model's config says).",
+                               default=None, choices=MODEL_KINDS)  # fmt: skip
+    metric: str = setting("Masked LMs: PPPL-l2r (within_word_l2r) or PPPL (original).",
+                          default="within_word_l2r", choices=PLL_METRICS)  # fmt: skip
+    bos: str = setting("Causal LMs: prepend BOS, or leave the first token unscored.",
+                       default="prepend", choices=BOS_POLICIES)  # fmt: skip
+    word_grouping: str = setting(
+        "Masked LMs, PPPL-l2r: the pieces masked together are those of a UD word, or of a "
+        "tokenizer word as minicons groups them.", default="ud", choices=WORD_GROUPINGS,
+    )  # fmt: skip
+    words_column: str = setting("The column of each row's words.", default="forms")
 
     def __post_init__(self):
         super().__post_init__()
@@ -153,7 +162,7 @@ def evaluate_scores(
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     settings = settings or ScoreSettings()
-    task = Task("score", score_sentences, settings, columns=(settings.words_column,))
+    task = Task("score", score_sentences, settings, columns=Score.columns(settings))
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
@@ -180,3 +189,19 @@ def evaluate_scores(
         metrics |= {"settings": records(table), "correlations": records(correlations)}
     finish(run, header, metrics, **results)
     return run
+
+
+@TASKS.register("score.v1")
+class Score(EvaluationTask):
+    """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
+
+    name = "score"
+    settings_class = ScoreSettings
+
+    @classmethod
+    def columns(cls, settings: ScoreSettings) -> tuple[str, ...]:
+        return (settings.words_column,)
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_scores(dataset, model, out, settings=settings, **run)

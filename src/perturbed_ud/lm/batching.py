@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from ..errors import InputError
+from ..settings import setting
 from .models import (
     LanguageModel,
     log_probs_at,
@@ -28,10 +29,14 @@ from .models import (
 class BatchSettings:
     """How rows are batched; every task's settings extend these."""
 
-    max_tokens: int = 16384  # rows × padded length per forward pass
-    max_rows: int | None = None  # rows per forward pass, on top of the token budget
-    padding_side: str = "right"
-    dtype: str | None = None  # autocast on GPU: bf16 or fp16; log-softmax stays fp32
+    max_tokens: int = setting("Rows × padded length per forward pass.", default=16384,
+                              minimum=1)  # fmt: skip
+    max_rows: int | None = setting("Rows per forward pass, on top of the token budget.",
+                                   default=None, minimum=1)  # fmt: skip
+    padding_side: str = setting("Where padding goes.", default="right",
+                                choices=("right", "left"))  # fmt: skip
+    dtype: str | None = setting("GPU autocast (log-softmax stays fp32).", default=None,
+                                choices=("bf16", "fp16"))  # fmt: skip
 
     def __post_init__(self):
         if self.padding_side not in ("left", "right"):

@@ -10,7 +10,8 @@ log-probability is kept. Log-softmax is always fp32.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -215,18 +216,41 @@ def check_kind(name: str, config, kind: str, choosable: bool) -> None:
     raise InputError(f"{name} is a {actual} language model ({why}), not a {kind} one: {fix}")
 
 
-def quiet_libraries() -> None:
-    """Turn off the libraries' own progress bars and info logging ("Loading weights",
-    "Generating split"): the run's one progress bar says what happens."""
+@contextmanager
+def quiet_libraries(quiet: bool = True) -> Iterator[None]:
+    """Inside the block, the libraries' own progress bars and info logging ("Loading
+    weights", "Generating split") are off: the run's one progress bar says what happens.
+    After it, each is as the caller had it."""
+    if not quiet:
+        yield
+        return
     import datasets
     import huggingface_hub
     import transformers
+    from huggingface_hub.utils import are_progress_bars_disabled
 
+    before = (
+        datasets.logging.get_verbosity(), datasets.is_progress_bar_enabled(),
+        transformers.logging.get_verbosity(),
+        transformers.utils.logging.is_progress_bar_enabled(), are_progress_bars_disabled(),
+    )  # fmt: skip
     datasets.logging.set_verbosity_error()
     datasets.disable_progress_bars()
     transformers.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     huggingface_hub.utils.disable_progress_bars()
+    try:
+        yield
+    finally:
+        datasets_level, datasets_bars, transformers_level, transformers_bars, hub_off = before
+        datasets.logging.set_verbosity(datasets_level)
+        if datasets_bars:
+            datasets.enable_progress_bars()
+        transformers.logging.set_verbosity(transformers_level)
+        if transformers_bars:
+            transformers.utils.logging.enable_progress_bar()
+        if not hub_off:
+            huggingface_hub.utils.enable_progress_bars()
 
 
 _CACHE: dict[tuple, LanguageModel] = {}

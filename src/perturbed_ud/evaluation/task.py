@@ -1,0 +1,71 @@
+"""The contract every evaluation task meets.
+
+A task is one module: a frozen settings dataclass whose fields carry their documentation
+and defaults (`settings.setting`), the columns it reads from each row, the dataset
+families it reads besides those that name it (`DatasetFamily.tasks`), and a `run` that
+scores a dataset into a run folder through `runner.run_task` and writes its summaries. It
+registers itself in `TASKS` and names its module in the ``perturbed_ud.tasks`` entry point;
+the command line's ``evaluate <task>`` and ``perturbed_ud.evaluate(task, ...)`` are made
+from the registration, so a new task touches no other file.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+
+from ..registry import FAMILIES, TASKS
+
+# Options of every run, not of a task's settings: what is read, by which model, where to.
+RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
+               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+
+
+class EvaluationTask(ABC):
+    """An evaluation task: what it reads, its settings, and its run. The class docstring's
+    first paragraph is the command's help."""
+
+    name: ClassVar[str]  # the `evaluate` subcommand and short registry name
+    settings_class: ClassVar[type]
+    reads: ClassVar[tuple[str, ...]] = ()  # dataset families, besides those naming the task
+
+    @classmethod
+    def columns(cls, settings: Any) -> tuple[str, ...]:
+        """The columns the task reads from every row."""
+        return ()
+
+    @classmethod
+    def run_parameters(cls) -> list[click.Option]:
+        """Options of the run beyond `RUN_OPTIONS` that are no settings (where a probe's
+        training treebank comes from); their names are keywords of `run`."""
+        return []
+
+    @classmethod
+    @abstractmethod
+    def run(cls, dataset: str, model: str, out: str | Path, *, settings: Any, **run) -> Path:
+        """Score ``dataset`` with ``model`` into the run folder ``out``; return it."""
+
+
+def task_families(task: str) -> list[str]:
+    """The dataset families (short names) that ``task`` reads."""
+    reads = set(TASKS.get(task).reads)
+    return [f for f in FAMILIES.short_names() if task in FAMILIES.get(f).tasks or f in reads]
+
+
+def tasks_of_family(family: str) -> list[str]:
+    """The tasks that read a family's datasets; every task for a family not registered."""
+    return [t for t in TASKS.short_names() if family in task_families(t)]
+
+
+def tasks_reading_columns(names: list[str]) -> list[str]:
+    """The tasks whose (default) columns are all among ``names``."""
+    found = []
+    for name in TASKS.short_names():
+        task = TASKS.get(name)
+        needed = task.columns(task.settings_class())
+        if needed and set(needed) <= set(names):
+            found.append(name)
+    return found

@@ -1,0 +1,150 @@
+"""Settings written once: a dataclass field carries its documentation, default and allowed
+values, and both the Python API and the command line read them from there.
+
+``perturbed_ud.evaluate("score", metric="original")`` and ``perturbed-ud evaluate score
+--metric original`` build the same settings object through `settings_from` (values
+checked against the field's choices and bounds, comma lists split), and `command_options`
+makes the command's options from the same fields, so no default or help text is written
+twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .errors import InputError
+from .options import comma_ints, comma_words
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def setting(
+    doc: str,
+    *,
+    signature: str | None = None,
+    shown: Callable[[Any], str] = _shown,
+    default: Any = dataclasses.MISSING,
+    default_factory: Any = dataclasses.MISSING,
+    choices: tuple | None = None,
+    minimum: int | None = None,
+) -> Any:
+    """A settings field with its documentation (the option's help), its allowed ``choices``
+    or ``minimum``; with ``signature``, it enters a build signature as
+    ``signature:shown(value)``, in field order."""
+    metadata = {"doc": doc, "signature": signature, "shown": shown, "choices": choices,
+                "minimum": minimum}  # fmt: skip
+    return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
+
+
+def documented_fields(settings_class: type) -> list[dataclasses.Field]:
+    """The fields a user sets: those declared with `setting`."""
+    return [f for f in dataclasses.fields(settings_class) if "doc" in f.metadata]
+
+
+def _base_type(hint) -> tuple[type, type | None]:
+    """(the type, the element type of a tuple) of a field, ``X | None`` read as X."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    if typing.get_origin(hint) is tuple:
+        return tuple, typing.get_args(hint)[0]
+    return hint, None
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+def option_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def command_options(settings_class: type) -> list[click.Option]:
+    """The command-line options of a settings class, one per documented field."""
+    hints = typing.get_type_hints(settings_class)
+    options = []
+    for f in documented_fields(settings_class):
+        kind, element = _base_type(hints[f.name])
+        default, meta = _default(f), f.metadata
+        help_text = meta["doc"]
+        if kind is bool:
+            flag = option_name(f.name)
+            if default:
+                flag = f"{flag}/--no-{flag[2:]}"
+            options.append(click.Option([flag, f.name], is_flag=True, default=bool(default),
+                                        help=help_text))  # fmt: skip
+            continue
+        if kind is tuple:
+            shown = _shown(default) if default else None
+            options.append(click.Option(
+                [option_name(f.name), f.name], default=shown, show_default=bool(shown),
+                help=f"{help_text} Comma-separated.", metavar="A,B",
+            ))  # fmt: skip
+            continue
+        if meta["choices"]:
+            param_type = click.Choice([str(c) for c in meta["choices"]])
+        elif kind is int:
+            minimum = meta["minimum"]
+            param_type = click.INT if minimum is None else click.IntRange(min=minimum)
+        elif kind is float:
+            param_type = click.FLOAT
+        else:
+            param_type = click.STRING
+        options.append(click.Option(
+            [option_name(f.name), f.name], type=param_type, default=default,
+            show_default=default is not None, help=help_text,
+        ))  # fmt: skip
+    return options
+
+
+def settings_from(settings_class: type, values: dict, what: str) -> Any:
+    """The settings object of ``values`` (field name -> value; None: the default), each
+    checked against its field: a known name, one of its choices, at least its minimum, a
+    comma list or sequence for a tuple. ``what`` names the command in errors."""
+    hints = typing.get_type_hints(settings_class)
+    fields = {f.name: f for f in documented_fields(settings_class)}
+    if unknown := sorted(set(values) - set(fields)):
+        raise InputError(
+            f"{what} has no setting {', '.join(unknown)}; it has: {', '.join(sorted(fields))}"
+        )
+    checked = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        f, (kind, element) = fields[name], _base_type(hints[name])
+        if kind is tuple:
+            value = _sequence(value, element, option_name(name))
+        meta = f.metadata
+        if meta["choices"] and value not in meta["choices"]:
+            choices = ", ".join(map(repr, meta["choices"]))
+            raise InputError(f"{what}: {option_name(name)}: {value!r} is not one of {choices}")
+        if meta["minimum"] is not None and value < meta["minimum"]:
+            raise InputError(f"{what}: {option_name(name)} must be at least {meta['minimum']}")
+        checked[name] = value
+    try:
+        return settings_class(**checked)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"{what}: {err}") from None
+
+
+def _sequence(value: Any, element: type, option: str) -> tuple:
+    """A tuple from a comma list (``"1,2"``) or any sequence of values."""
+    if isinstance(value, str):
+        try:
+            return tuple(comma_ints(value) if element is int else comma_words(value))
+        except click.BadParameter as err:
+            raise InputError(f"{option}: {err.format_message()}") from None
+    return tuple(value)

@@ -1,0 +1,146 @@
+"""The evaluation-task contract: a task is one module plus its registration.
+
+The toy task below lives only in this file. Registered, it runs through the Python API and
+the `evaluate` command line (options made from its settings, help, input checks) and the
+shared runner, like the tasks shipped with perturbed-ud; every registered task meets the
+same contract.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT
+
+import perturbed_ud
+from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
+from perturbed_ud.evaluation.runner import Task, evaluation, finish, run_task
+from perturbed_ud.evaluation.task import EvaluationTask, task_families
+from perturbed_ud.registry import FAMILIES, TASKS
+from perturbed_ud.settings import command_options, documented_fields, setting
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountSettings:
+    """What shapes a toy count."""
+
+    words_column: str = setting("The column of each row's words.", default="forms")
+    longer_than: int = setting("Count the words longer than this.", default=3, minimum=0)
+    lowercase: bool = setting("Compare lower-cased words.", default=False)
+
+
+def count_words(batch, rank=None, *, model: str, revision, device: str, settings: dict):
+    """`datasets.map` function: the words of each row longer than the threshold."""
+    options = CountSettings(**settings)
+    return {
+        "long_words": [
+            sum(len(word) > options.longer_than for word in words)
+            for words in batch[options.words_column]
+        ]
+    }
+
+
+@evaluation("toy-count", CountSettings, kinds=("masked", "causal"))
+def evaluate_counts(dataset, model, out, *, settings=None, **options) -> Path:
+    settings = settings or CountSettings()
+    task = Task("toy-count", count_words, settings, columns=ToyCount.columns(settings))
+    run, scored, header = run_task(task, dataset, model, out, **options)
+    finish(run, header, {"long_words": int(scored["long_words"].sum())}, rows=len(scored))
+    return run
+
+
+class ToyCount(EvaluationTask):
+    """Toy: how many words of each sentence are long."""
+
+    name = "toy-count"
+    settings_class = CountSettings
+    reads = ("spud",)
+
+    @classmethod
+    def columns(cls, settings: CountSettings) -> tuple[str, ...]:
+        return (settings.words_column,)
+
+    @classmethod
+    def run(cls, dataset, model, out, *, settings, **run) -> Path:
+        return evaluate_counts(dataset, model, out, settings=settings, **run)
+
+
+@pytest.fixture(autouse=True)
+def _registered():
+    """The toy task is registered for each test here, and for no test elsewhere (conftest
+    restores the registries after every test)."""
+    TASKS.register("toy.count.v1")(ToyCount)
+
+
+@pytest.fixture(scope="module")
+def spud(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("data")
+    return perturbed_ud.build("spud", out, ud_root=UD_ROOT, langs=["en"], seeds=[1], limit=4)
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_a_task_defined_here_runs_through_the_cli_and_the_api(spud, tiny_bert, tmp_path):
+    listed = cli("evaluate", "--help")
+    assert "toy-count" in listed.output and "minimal-pair" in listed.output
+    own = cli("evaluate", "toy-count", "--help")
+    assert "--longer-than INTEGER RANGE" in own.output and "[default: 3;" in own.output
+    assert "--lowercase" in own.output and "how many words of each sentence" in own.output
+
+    ran = cli("evaluate", "toy-count", "--dataset", spud, "--model", tiny_bert,
+              "--out", tmp_path / "cli", "--longer-than", "5")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    results = perturbed_ud.evaluate("toy-count", dataset=spud, model=tiny_bert,
+                                    out=tmp_path / "api", longer_than=5)  # fmt: skip
+    on_disk = json.loads((tmp_path / "cli" / "results.json").read_text())
+    assert results["metrics"] == on_disk["metrics"] and results["metrics"]["long_words"] > 0
+    assert results["settings"]["longer_than"] == 5 and results["counts"]["rows"] == 8
+
+
+def test_settings_are_checked_where_they_are_declared(spud, tiny_bert, tmp_path):
+    common = {"dataset": spud, "model": tiny_bert, "out": tmp_path / "run"}
+    with pytest.raises(InputError, match="--longer-than must be at least 0"):
+        perturbed_ud.evaluate("toy-count", longer_than=-1, **common)
+    with pytest.raises(InputError, match="toy-count has no option longest; it has: .*longer"):
+        perturbed_ud.evaluate("toy-count", longest=1, **common)
+    refused = cli("evaluate", "toy-count", "--dataset", spud, "--model", tiny_bert,
+                  "--out", tmp_path / "c", "--longer-than", "-1")  # fmt: skip
+    assert refused.exit_code == 2 and "-1 is not in the range x>=0" in refused.output
+    assert not (tmp_path / "run").exists() and not (tmp_path / "c").exists()
+
+
+def test_a_task_reads_the_families_it_names_and_those_naming_it(tmp_path, tiny_bert):
+    assert task_families("toy-count") == ["spud"]
+    assert task_families("probe") == ["spud", "substitution"]
+    clams = perturbed_ud.build("clams", tmp_path, langs=["en"])
+    with pytest.raises(InputError, match="`evaluate toy-count` does not read it; use "
+                                         "`evaluate minimal-pair`"):  # fmt: skip
+        perturbed_ud.evaluate("toy-count", dataset=clams, model=tiny_bert, out=tmp_path / "r")
+
+
+def test_every_registered_task_meets_the_contract():
+    """Every task (the toy one too): documented settings with usable defaults, options made
+    from them, columns it reads, and at least one family whose datasets it reads."""
+    names = TASKS.short_names()
+    assert {"masked-word", "minimal-pair", "score", "distance", "probe", "classify",
+            "toy-count"} <= set(names)  # fmt: skip
+    for name in names:
+        task = TASKS.get(name)
+        assert task.__doc__ and task.name == name, name
+        settings = task.settings_class()
+        assert dataclasses.is_dataclass(settings), name
+        fields = documented_fields(task.settings_class)
+        assert {f.name for f in fields} == {f.name for f in dataclasses.fields(settings)}, name
+        options = command_options(task.settings_class)
+        assert [o.name for o in options] == [f.name for f in fields], name
+        assert task.columns(settings), name
+        assert task_families(name), name
+        assert all(FAMILIES.find(f) for f in task_families(name)), name
