@@ -19,10 +19,9 @@ from perturbed_ud.builders.perturbed_ud import SCRAMBLES, conditions_table
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation import plots
-from perturbed_ud.evaluation.masked_word import MaskedWordSettings
+from perturbed_ud.evaluation.masked_word import MaskedWordSettings, evaluate_masked_word
 from perturbed_ud.evaluation.plots import interaction_labels, sensitivity_labels
 from perturbed_ud.evaluation.report import summarize
-from perturbed_ud.evaluation.masked_word import evaluate_masked_word
 from perturbed_ud.evaluation.schema import (
     DEFAULT_CONDITIONS,
     ITEM_COLUMNS,

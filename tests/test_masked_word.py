@@ -18,8 +18,11 @@ from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.errors import RunError
 from perturbed_ud.evaluation.balance import balance_dataset
-from perturbed_ud.evaluation.masked_word import MaskedWordSettings, score_batch
-from perturbed_ud.evaluation.masked_word import evaluate_masked_word
+from perturbed_ud.evaluation.masked_word import (
+    MaskedWordSettings,
+    evaluate_masked_word,
+    score_batch,
+)
 from perturbed_ud.evaluation.schema import ITEM_COLUMNS
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.beam import beam_search
