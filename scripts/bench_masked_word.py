@@ -74,7 +74,7 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
     model_dir = wordpiece_bert(ud_root, work / "tiny-bert")
     treebanks = resolve(["en"], split="test", ud_root=str(ud_root))
     dataset = build(
-        "perturbed-ud", work / "data", treebanks=treebanks, seeds=[1], families=["full"],
+        "perturbed-ud", work / "data", treebanks=treebanks, seeds=[1], scrambles=["full"],
         selection=Selection(limit=max(n_items, 100)),
     )  # fmt: skip
     lm = load_masked_lm(str(model_dir))

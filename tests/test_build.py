@@ -138,7 +138,7 @@ def test_card_lists_every_treebank_licence(tmp_path):
         ["tr"], split="test", ud_root=str(root), overrides={"tr": "UD_Turkish-Fixture"}
     )
     folder = engine.build(
-        "perturbed-ud", tmp_path / "out", treebanks=treebanks, seeds=[1], families=["full"],
+        "perturbed-ud", tmp_path / "out", treebanks=treebanks, seeds=[1], scrambles=["full"],
         selection=Selection(limit=10),
     )  # fmt: skip
     manifest = json.loads((folder / "build.json").read_text())

@@ -146,7 +146,7 @@ def test_imst_is_under_the_3_0_licence_its_licence_file_grants(tmp_path):
     assert imst.license == "CC BY-NC-SA 3.0"
     assert publishing_problem(imst.license) == ("licence 'CC BY-NC-SA 3.0' forbids commercial use")
     built = engine.build(
-        "perturbed-ud", tmp_path, treebanks=[imst], seeds=[1], families=["full"],
+        "perturbed-ud", tmp_path, treebanks=[imst], seeds=[1], scrambles=["full"],
         selection=Selection(limit=10),
     )  # fmt: skip
     card = DatasetCard.load(built / "README.md")

@@ -70,7 +70,7 @@ def test_build_evaluate_balance_from_the_command_line(tmp_path, tiny_bert):
 
 
 def test_the_default_build_from_the_packaged_sample_evaluates(tmp_path, tiny_xlmr):
-    invoke("build", "perturbed-ud", "--langs", "en,zh", "--seeds", "1", "--families", "part",
+    invoke("build", "perturbed-ud", "--langs", "en,zh", "--seeds", "1", "--scrambles", "part",
            "--limit", "20", "--out", tmp_path)  # fmt: skip
     run = tmp_path / "run"
     invoke("evaluate", "masked-word", "--dataset", tmp_path / "perturbed-ud", "--model",

@@ -125,7 +125,7 @@ def english(tmp_path_factory):
     out = tmp_path_factory.mktemp("english")
     common = {"ud_root": str(UD_ROOT), "langs": ["en"], "seeds": [1], "limit": 120}
     return {
-        "perturbed-ud": perturbed_ud.build("perturbed-ud", out, families=["full"], **common),
+        "perturbed-ud": perturbed_ud.build("perturbed-ud", out, scrambles=["full"], **common),
         "spud": perturbed_ud.build("spud", out, **common),
     }
 

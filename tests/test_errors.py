@@ -19,7 +19,7 @@ def cli(*args):
 
 
 def build(out, *args):
-    return cli("build", "perturbed-ud", "--langs", "en", "--seeds", "1", "--families", "part",
+    return cli("build", "perturbed-ud", "--langs", "en", "--seeds", "1", "--scrambles", "part",
                "--out", out, *args)  # fmt: skip
 
 

@@ -44,7 +44,7 @@ def full_head(tmp_path_factory):
     treebanks = resolve(["en"], split="test", ud_root=str(UD_ROOT))
     out = tmp_path_factory.mktemp("data")
     return build(
-        "perturbed-ud", out, treebanks=treebanks, seeds=[1], families=("full", "head"),
+        "perturbed-ud", out, treebanks=treebanks, seeds=[1], scrambles=("full", "head"),
         selection=Selection(limit=30),
     )  # fmt: skip
 

@@ -26,7 +26,7 @@ def built(tmp_path_factory):
     ud = ["--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1", "--limit", "5"]
     for args in (
         ["spud", *ud],
-        ["perturbed-ud", *ud, "--families", "head"],
+        ["perturbed-ud", *ud, "--scrambles", "head"],
         ["clams", "--langs", "en"],
     ):
         result = invoke("build", *args, "--out", out)

@@ -30,7 +30,7 @@ def data(tmp_path_factory):
     ud = {"ud_root": UD_ROOT, "langs": ["en"], "seeds": [1], "limit": 5}
     perturbed_ud.build("clams", out, langs=["en"])
     perturbed_ud.build("spud", out, **ud)
-    perturbed_ud.build("perturbed-ud", out, families=["head"], **ud)
+    perturbed_ud.build("perturbed-ud", out, scrambles=["head"], **ud)
     return out
 
 
@@ -59,8 +59,8 @@ def test_python_build_equals_the_command_it_mirrors(data, tmp_path):
     assert ours["content_sha256"] == theirs["content_sha256"]
     with pytest.raises(InputError, match="spud has no option lang; it has: .*langs"):
         perturbed_ud.build("spud", tmp_path, lang="en")
-    with pytest.raises(InputError, match="families must be among"):
-        perturbed_ud.build("perturbed-ud", tmp_path, families=["full", "scramble"])
+    with pytest.raises(InputError, match="scrambles must be among"):
+        perturbed_ud.build("perturbed-ud", tmp_path, scrambles=["full", "scramble"])
 
 
 @pytest.mark.parametrize("task, dataset", [("minimal-pair", "clams"), ("score", "spud")])

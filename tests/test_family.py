@@ -182,7 +182,7 @@ def test_settings_are_frozen_and_every_signed_setting_changes_the_signature():
         for s in (
             base,
             dataclasses.replace(base, seeds=[1]),
-            dataclasses.replace(base, families=["full"]),
+            dataclasses.replace(base, scrambles=["full"]),
             dataclasses.replace(base, part_fraction=0.25),
             dataclasses.replace(base, protocol="word_order.lrec2026.v1", seeds=[1]),
             dataclasses.replace(base, selection=Selection(sample=5)),
@@ -192,11 +192,17 @@ def test_settings_are_frozen_and_every_signed_setting_changes_the_signature():
     assert len(signatures) == 7
 
 
-def test_an_unknown_scramble_is_refused_instead_of_dropped(tmp_path):
-    result = cli("build", "perturbed-ud", "--langs", "en", "--families", "full,scramble",
+def test_an_unknown_scramble_is_refused_and_the_former_spelling_still_works(tmp_path):
+    result = cli("build", "perturbed-ud", "--langs", "en", "--scrambles", "full,scramble",
                  "--out", tmp_path)  # fmt: skip
     assert result.exit_code == 1
-    assert "error: families must be among full, part, head, not ['scramble']" in result.output
+    assert "error: scrambles must be among full, part, head, not ['scramble']" in result.output
+    former = cli("build", "perturbed-ud", "--langs", "en", "--limit", "3", "--families", "head",
+                 "--out", tmp_path / "former")  # fmt: skip
+    assert former.exit_code == 0, former.output
+    assert "warning: --families is deprecated: use --scrambles" in former.output
+    manifest = json.loads((tmp_path / "former" / "perturbed-ud" / "build.json").read_text())
+    assert manifest["parameters"]["scrambles"] == "head"
 
 
 @pytest.mark.subprocess

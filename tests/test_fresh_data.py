@@ -45,7 +45,7 @@ def invoke(*args):
 
 def build(root, out):
     result = invoke("build", "perturbed-ud", "--ud-root", root, "--langs", "en", "--seeds", "1",
-                    "--limit", "3", "--families", "head", "--out", out, "--overwrite")  # fmt: skip
+                    "--limit", "3", "--scrambles", "head", "--out", out, "--overwrite")  # fmt: skip
     assert result.exit_code == 0, result.output
     return out / "perturbed-ud"
 

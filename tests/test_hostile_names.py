@@ -77,7 +77,7 @@ def test_a_file_given_twice_is_refused_instead_of_doubling_its_rows(tmp_path):
 
 def test_dataset_values_cannot_move_evaluate_chunks_out_of_the_run(tmp_path, tiny_bert):
     build = cli("build", "perturbed-ud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", 1,
-                "--families", "full", "--limit", 8, "--out", tmp_path / "data")  # fmt: skip
+                "--scrambles", "full", "--limit", 8, "--out", tmp_path / "data")  # fmt: skip
     assert build.exit_code == 0, build.output
     config = tmp_path / "data" / "perturbed-ud" / "en_full_seed1"
     for path in config.glob("*.parquet"):  # a hostile dataset, as the Hub may serve one

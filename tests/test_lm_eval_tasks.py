@@ -78,7 +78,7 @@ def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_
 @pytest.mark.peer
 def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tmp_path):
     dataset = perturbed_ud.build("perturbed-ud", tmp_path / "data", ud_root=UD_ROOT, langs=["en"],
-                                 seeds=[1], families=["part"], limit=20)  # fmt: skip
+                                 seeds=[1], scrambles=["part"], limit=20)  # fmt: skip
     folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
     results = run_harness(folder.parent, tiny_gpt2, "perturbed_ud")
 

@@ -190,7 +190,7 @@ def test_local_copies_record_the_release_their_readme_names(tmp_path):
 
 def test_cli_records_the_release_in_manifest_signature_and_card(tmp_path):
     args = ["build", "perturbed-ud", "--ud-root", str(UD_ROOT), "--langs", "de", "--limit", "20"]
-    args += ["--seeds", "1", "--families", "full"]
+    args += ["--seeds", "1", "--scrambles", "full"]
     for declared in (None, "r2.16"):
         out = tmp_path / str(declared)
         extra = ["--ud-release", declared] if declared else []
@@ -529,7 +529,7 @@ def test_cli_sample_builds_the_selected_sentences(tmp_path):
     chosen = _ids(treebank, Selection(sample=20, sample_seed=3))
     out = tmp_path / "out"
     args = ["build", "perturbed-ud", "--files", str(EWT_TEST), "--out", str(out)]
-    args += ["--sample", "20", "--sample-seed", "3", "--seeds", "1", "--families", "full"]
+    args += ["--sample", "20", "--sample-seed", "3", "--seeds", "1", "--scrambles", "full"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
 

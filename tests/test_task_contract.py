@@ -60,15 +60,12 @@ class ToyCount(EvaluationTask):
 
     name = "toy-count"
     settings_class = CountSettings
+    evaluate = staticmethod(evaluate_counts)
     reads = ("spud",)
 
     @classmethod
     def columns(cls, settings: CountSettings) -> tuple[str, ...]:
         return (settings.words_column,)
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_counts(dataset, model, out, settings=settings, **run)
 
 
 @pytest.fixture(autouse=True)

@@ -272,20 +272,20 @@ class WordOrderSettings(UDSettings):
     part_fraction: float = setting(
         "the share of content words Part moves", signature="part_fraction", default=0.5
     )
-    families: tuple[str, ...] = setting(
+    scrambles: tuple[str, ...] = setting(
         "the scrambles built, among full, part and head (one config each)",
-        signature="families",
+        signature="families",  # the key of earlier builds: their signatures stay comparable
         default=SCRAMBLES,
     )
     version: str = version_setting(VERSION)
 
     def __post_init__(self):
         super().__post_init__()
-        check_settings(self, "families")
-        unknown = [f for f in self.families if f not in SCRAMBLES]
-        if unknown or not self.families:
-            raise InputError(f"families must be among {', '.join(SCRAMBLES)}, not {unknown}")
-        object.__setattr__(self, "families", tuple(f for f in SCRAMBLES if f in self.families))
+        check_settings(self, "scrambles")
+        unknown = [f for f in self.scrambles if f not in SCRAMBLES]
+        if unknown or not self.scrambles:
+            raise InputError(f"scrambles must be among {', '.join(SCRAMBLES)}, not {unknown}")
+        object.__setattr__(self, "scrambles", tuple(f for f in SCRAMBLES if f in self.scrambles))
         protocol = PROTOCOLS.get(self.protocol)
         protocol(self.part_fraction)  # refuses a fraction the protocol does not allow
         object.__setattr__(self, "protocol", protocol.name)
@@ -320,7 +320,7 @@ class WordOrder(DatasetFamily):
         self.protocol = PROTOCOLS.get(settings.protocol)(settings.part_fraction)
 
     def conditions(self) -> list[str]:
-        return list(conditions_table(self.settings.families))
+        return list(conditions_table(self.settings.scrambles))
 
     def jobs(self) -> list[Job]:
         """One job per treebank, or, for a protocol whose random stream runs over the
@@ -360,7 +360,7 @@ class WordOrder(DatasetFamily):
         seed is computed once per sentence."""
         rows: dict[tuple[int, str], list[dict]] = {}
         lang, code = treebank.lang, treebank.code
-        scrambles = self.settings.families
+        scrambles = self.settings.scrambles
         for s in chunk:
             facts = SentenceFacts.of(s)
             candidates = self.protocol.candidates(s, lang)
@@ -407,11 +407,11 @@ class WordOrder(DatasetFamily):
             "parameters": self.protocol.params()
             | {
                 "seeds": ",".join(map(str, settings.seeds)),
-                "families": ",".join(settings.families),
+                "scrambles": ",".join(settings.scrambles),
             },
             **ud_manifest(settings),
-            "conditions": conditions_table(settings.families),
-            "configs": _config_entries(stats, settings.families),
+            "conditions": conditions_table(settings.scrambles),
+            "configs": _config_entries(stats, settings.scrambles),
         }
 
     @classmethod
@@ -491,8 +491,10 @@ config's magnitudes.
     def cli_options(cls) -> list:
         return [
             *ud_source_options("en,de,es,ru,zh"),
-            click.option("--families", default="full,part,head", show_default=True,
+            click.option("--scrambles", default="full,part,head", show_default=True,
                          help="Scrambles, among full, part, head."),
+            click.option("--families", hidden=True,
+                         help="The former spelling of --scrambles (deprecated)."),
             click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
                          help="paper (the paper's text) or lrec2026 (its released code)."),
             click.option("--part-fraction", type=float, default=0.5, show_default=True),
@@ -500,10 +502,12 @@ config's magnitudes.
 
     @classmethod
     def settings_from_cli(cls, values: dict) -> WordOrderSettings:
+        scrambles, former = values.pop("scrambles"), values.pop("families")
+        if former is not None:
+            click.echo("warning: --families is deprecated: use --scrambles", err=True)
+            scrambles = former
         return WordOrderSettings(
-            **ud_source_settings(values),
-            families=comma_words(values.pop("families")),
-            **values,
+            **ud_source_settings(values), scrambles=comma_words(scrambles), **values
         )
 
 

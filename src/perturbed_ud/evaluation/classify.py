@@ -244,11 +244,8 @@ class Classify(EvaluationTask):
 
     name = "classify"
     settings_class = ClassifySettings
+    evaluate = staticmethod(evaluate_classifier)
 
     @classmethod
     def columns(cls, settings: ClassifySettings) -> tuple[str, ...]:
         return (*settings.text_columns, settings.label_column)
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_classifier(dataset, model, out, settings=settings, **run)

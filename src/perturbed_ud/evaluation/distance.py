@@ -165,11 +165,5 @@ class Distance(EvaluationTask):
 
     name = "distance"
     settings_class = DistanceSettings
-
-    @classmethod
-    def columns(cls, settings: DistanceSettings) -> tuple[str, ...]:
-        return COLUMNS
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_distances(dataset, model, out, settings=settings, **run)
+    evaluate = staticmethod(evaluate_distances)
+    read_columns = COLUMNS

@@ -221,11 +221,5 @@ class MaskedWord(EvaluationTask):
 
     name = "masked-word"
     settings_class = MaskedWordSettings
-
-    @classmethod
-    def columns(cls, settings: MaskedWordSettings) -> tuple[str, ...]:
-        return COLUMNS
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_masked_word(dataset, model, out, settings=settings, **run)
+    evaluate = staticmethod(evaluate_masked_word)
+    read_columns = COLUMNS

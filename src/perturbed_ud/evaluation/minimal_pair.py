@@ -198,11 +198,5 @@ class MinimalPair(EvaluationTask):
 
     name = "minimal-pair"
     settings_class = MinimalPairSettings
-
-    @classmethod
-    def columns(cls, settings: MinimalPairSettings) -> tuple[str, ...]:
-        return COLUMNS
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_minimal_pairs(dataset, model, out, settings=settings, **run)
+    evaluate = staticmethod(evaluate_minimal_pairs)
+    read_columns = COLUMNS

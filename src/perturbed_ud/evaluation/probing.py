@@ -550,10 +550,8 @@ class Probe(EvaluationTask):
 
     name = "probe"
     settings_class = ProbeSettings
-
-    @classmethod
-    def columns(cls, settings: ProbeSettings) -> tuple[str, ...]:
-        return COLUMNS
+    evaluate = staticmethod(evaluate_probes)
+    read_columns = COLUMNS
 
     @classmethod
     def run_parameters(cls) -> list[click.Option]:
@@ -566,7 +564,3 @@ class Probe(EvaluationTask):
             click.Option(["--treebank", "treebanks"], multiple=True,
                          help="LANG=UD_Name override."),
         ]  # fmt: skip
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_probes(dataset, model, out, settings=settings, **run)

@@ -197,11 +197,8 @@ class Score(EvaluationTask):
 
     name = "score"
     settings_class = ScoreSettings
+    evaluate = staticmethod(evaluate_scores)
 
     @classmethod
     def columns(cls, settings: ScoreSettings) -> tuple[str, ...]:
         return (settings.words_column,)
-
-    @classmethod
-    def run(cls, dataset, model, out, *, settings, **run) -> Path:
-        return evaluate_scores(dataset, model, out, settings=settings, **run)

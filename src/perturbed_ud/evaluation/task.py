@@ -11,7 +11,7 @@ from the registration, so a new task touches no other file.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,18 +24,22 @@ RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revisio
                "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
 
 
-class EvaluationTask(ABC):
+class EvaluationTask:
     """An evaluation task: what it reads, its settings, and its run. The class docstring's
     first paragraph is the command's help."""
 
     name: ClassVar[str]  # the `evaluate` subcommand and short registry name
     settings_class: ClassVar[type]
+    # The run: (dataset, model, out, *, settings, configs, splits, limit, device …) -> the
+    # run folder; an `runner.evaluation` function.
+    evaluate: ClassVar[Callable[..., Path]]
+    read_columns: ClassVar[tuple[str, ...]] = ()  # what it reads from every row
     reads: ClassVar[tuple[str, ...]] = ()  # dataset families, besides those naming the task
 
     @classmethod
     def columns(cls, settings: Any) -> tuple[str, ...]:
-        """The columns the task reads from every row."""
-        return ()
+        """The columns the task reads from every row under ``settings``."""
+        return cls.read_columns
 
     @classmethod
     def run_parameters(cls) -> list[click.Option]:
@@ -44,9 +48,9 @@ class EvaluationTask(ABC):
         return []
 
     @classmethod
-    @abstractmethod
     def run(cls, dataset: str, model: str, out: str | Path, *, settings: Any, **run) -> Path:
         """Score ``dataset`` with ``model`` into the run folder ``out``; return it."""
+        return cls.evaluate(dataset, model, out, settings=settings, **run)
 
 
 def task_families(task: str) -> list[str]:
@@ -56,8 +60,10 @@ def task_families(task: str) -> list[str]:
 
 
 def tasks_of_family(family: str) -> list[str]:
-    """The tasks that read a family's datasets; every task for a family not registered."""
-    return [t for t in TASKS.short_names() if family in task_families(t)]
+    """The tasks that read a family's datasets: those it names, in its order, then those
+    naming it."""
+    named = list(FAMILIES.get(family).tasks)
+    return named + [t for t in TASKS.short_names() if t not in named and family in task_families(t)]
 
 
 def tasks_reading_columns(names: list[str]) -> list[str]:
