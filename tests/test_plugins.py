@@ -1,0 +1,143 @@
+"""A lab's own dataset family and evaluation task, shipped as a separate package: installed
+by pip into a folder of its own, found through its entry points by a fresh `perturbed-ud`
+process, built and listed without any edit of perturbed-ud."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+PLUGIN = '''
+"""A toy family and task of another package."""
+from dataclasses import dataclass
+
+import click
+from datasets import Features, List, Value
+
+from perturbed_ud.builders.family import DatasetFamily, version_setting
+from perturbed_ud.data.card import CardText
+from perturbed_ud.data.writer import rows_table
+from perturbed_ud.evaluation.task import EvaluationTask
+from perturbed_ud.registry import FAMILIES, TASKS
+from perturbed_ud.settings import setting
+
+
+@dataclass(frozen=True, kw_only=True)
+class EchoSettings:
+    """What shapes an echo build."""
+
+    sentences: tuple[str, ...] = setting("sentences to echo", signature="n")
+    version: str = version_setting()
+
+
+@FAMILIES.register("lab.echo.v1")
+class Echo(DatasetFamily):
+    """A lab's family: every sentence as given."""
+
+    name = "lab-echo"
+    pretty_name = "Echo"
+    description = "Each sentence as given (`orig`).\\n"
+    features = Features({"sent_id": Value("string"), "words": List(Value("string"))})
+    settings_class = EchoSettings
+    tasks = ("lab-length",)
+
+    def conditions(self):
+        return ["orig"]
+
+    def jobs(self):
+        return [list(enumerate(self.settings.sentences))]
+
+    def write(self, job, writer):
+        rows = [{"sent_id": str(i), "words": s.split()} for i, s in job]
+        writer.write("default", "orig", rows_table(rows, self.features))
+        return {"orig": len(rows)}
+
+    def manifest(self, results):
+        return {"parameters": {"sentences": len(self.settings.sentences)},
+                "sources": [{"lang": "en", "license": "CC BY-SA 4.0", "name": "lab"}],
+                "configs": {"default": {"splits": results[0]}}}
+
+    @classmethod
+    def card_text(cls, manifest):
+        return CardText(loading_comment="split orig", parameters="Sentences given.",
+                        sources="The lab's.", statistics="", citation="None.")
+
+    @classmethod
+    def cli_options(cls):
+        return [click.option("--sentence", "sentences", multiple=True, required=True)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LengthSettings:
+    longest: int = setting("Sentences longer than this are not counted.", default=50)
+
+
+@TASKS.register("lab.length.v1")
+class Length(EvaluationTask):
+    """A lab's task: sentence lengths."""
+
+    name = "lab-length"
+    settings_class = LengthSettings
+    read_columns = ("words",)
+    evaluate = staticmethod(lambda dataset, model, out, *, settings, **run: out)
+'''
+
+
+def wheel(folder: Path) -> Path:
+    """A wheel of the plugin package, as a build backend would write it."""
+    files = {
+        "lab_plugin/__init__.py": PLUGIN,
+        "lab_plugin-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: lab-plugin\n"
+        "Version: 0.1\n",
+        "lab_plugin-0.1.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\n"
+        "Root-Is-Purelib: true\nTag: py3-none-any\n",
+        "lab_plugin-0.1.dist-info/entry_points.txt": "[perturbed_ud.families]\n"
+        "lab-echo = lab_plugin\n\n[perturbed_ud.tasks]\nlab-length = lab_plugin\n",
+    }
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{name},sha256={digest.decode()},{len(text.encode())}")
+    record.append("lab_plugin-0.1.dist-info/RECORD,,")
+    files["lab_plugin-0.1.dist-info/RECORD"] = "\n".join(record) + "\n"
+    path = folder / "lab_plugin-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return path
+
+
+@pytest.mark.subprocess
+def test_a_plugin_package_adds_a_family_and_a_task(tmp_path):
+    site = tmp_path / "site"
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
+         "--target", str(site), str(wheel(tmp_path))],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "perturbed_ud", *args], env=env,
+                              capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+
+    built = run("build", "lab-echo", "--sentence", "a b c", "--out", "out")
+    assert built.returncode == 0, built.stderr
+    manifest = json.loads((tmp_path / "out" / "lab-echo" / "build.json").read_text())
+    assert manifest["family"] == "lab.echo.v1" and manifest["configs"]["default"]["splits"]
+    assert "lab-echo" in run("build", "--help").stdout
+    listed = run("evaluate", "--help").stdout
+    assert "lab-length" in listed and "minimal-pair" in listed
+    assert "--longest INTEGER" in run("evaluate", "lab-length", "--help").stdout
+    without = subprocess.run([sys.executable, "-m", "perturbed_ud", "build", "--help"],
+                             capture_output=True, text=True)  # fmt: skip
+    assert "lab-echo" not in without.stdout, "only where the plugin is installed"
