@@ -80,7 +80,7 @@ def test_a_card_with_broken_yaml_is_named(built, tmp_path, tiny_bert):
 @pytest.mark.parametrize(
     "command, dataset, tasks, suits",
     [
-        ("masked-word", "spud", "score` or `evaluate probe", "score"),
+        ("masked-word", "spud", "score` or `evaluate probe", "probe` or `evaluate score"),
         ("minimal-pair", "perturbed-ud", "masked-word", "masked-word"),
         ("score", "clams", "minimal-pair", "minimal-pair"),
     ],
@@ -108,7 +108,7 @@ def test_balance_refuses_a_spud_dataset(built, tmp_path, tiny_bert):
     result = invoke("balance", "--dataset", built / "spud", "--tokenizer", tiny_bert,
                     "--out", tmp_path / "balanced")  # fmt: skip
     assert_refused(result, f"split 'orig' of config 'en_seed1' of {built / 'spud'} lacks")
-    assert "it is data for `evaluate score`" in result.output
+    assert "it is data for `evaluate probe` or `evaluate score`" in result.output
     assert not (tmp_path / "balanced").exists()
 
 

@@ -17,7 +17,7 @@ WORKLOADS = ("pppl", "pppl_l2r", "causal", "minimal_pair", "masked_word", "memor
 @pytest.mark.subprocess
 @pytest.mark.peer
 def test_smoke_run_checks_every_workload(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO / "tests")]))
+    env = dict(os.environ, PYTHONPATH=str(REPO / "tests"))  # the package: as installed
     cmd = [
         sys.executable, str(REPO / "scripts" / "gpu_comparison.py"), "--smoke", "--device", "cpu",
         "--ud-root", str(UD_ROOT), "--out", str(tmp_path),

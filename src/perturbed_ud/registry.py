@@ -78,6 +78,12 @@ class Registry:
         try:
             return self._parts[name]
         except KeyError:
+            if not self._parts:  # metadata without this package's entry points: stale
+                raise InputError(
+                    f"unknown {self.kind} {name!r}: none is registered, so the installed "
+                    f"metadata lacks the {self.group} entry points; reinstall perturbed-ud "
+                    "(pip install -e .)"
+                ) from None
             raise InputError(
                 f"unknown {self.kind} {name!r}; choose one of {', '.join(self.names())}"
             ) from None

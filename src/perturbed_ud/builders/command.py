@@ -10,7 +10,7 @@ from dataclasses import fields
 import click
 
 from ..releases import parse_version
-from .engine import build
+from . import engine
 
 
 def _checked_version(ctx, param, value: str) -> str:
@@ -33,7 +33,7 @@ def family_command(family) -> click.Command:
 
     def run(out, overwrite, workers, dataset_version, **values) -> None:
         instance = family(family.settings_from_cli(values | {"version": dataset_version}))
-        folder = build(instance, out, overwrite=overwrite, workers=workers)
+        folder = engine.build(instance, out, overwrite=overwrite, workers=workers)
         for warning in instance.warnings():
             click.echo(f"warning: {warning}", err=True)
         click.echo(f"wrote {folder}")

@@ -29,6 +29,7 @@ import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InputError
+from ..files import atomic_path
 from ..lm.models import load_lm
 from ..lm.word_vectors import hidden_layers, word_vectors
 from ..registry import TASKS
@@ -510,7 +511,8 @@ def evaluate_probes(
                         "words": len(test.sentences.forms[i]), "one": 1, **metrics,
                     })  # fmt: skip
     scored = pd.DataFrame(records_out)
-    scored.to_parquet(run / "probe_sentences.parquet", index=False)
+    with atomic_path(run / "probe_sentences.parquet") as tmp:
+        scored.to_parquet(tmp, index=False)
     cells = [c for c in ("cells_predicted", "cells_gold") if c in scored]
     summary = summarise(scored.drop(columns=cells), settings.resamples, protocol.metrics)
     pooled = pd.DataFrame(protocol.pooled_rows(scored))

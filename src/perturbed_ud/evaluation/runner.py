@@ -185,7 +185,8 @@ def run_task(
     )  # fmt: skip
     content, configs = header["dataset_content_sha256"], header["configs"]
     start_run(run, header, overwrite)
-    if num_proc and num_proc > 1:
+    start_method = multiprocessing.get_start_method(allow_none=True)
+    if num_proc and num_proc > 1:  # CUDA in workers needs spawned ones; put back after the run
         multiprocessing.set_start_method("spawn", force=True)
     kwargs = {
         "model": model, "revision": revision, "device": device,
@@ -241,6 +242,8 @@ def run_task(
     finally:
         if bars:
             enable_progress_bar()
+        if num_proc and num_proc > 1:
+            multiprocessing.set_start_method(start_method, force=True)
     if rank != 0:
         return run, None, header
     _wait_for([path for *_, path in chunks])

@@ -253,7 +253,7 @@ def quiet_libraries(quiet: bool = True) -> Iterator[None]:
             huggingface_hub.utils.enable_progress_bars()
 
 
-_CACHE: dict[tuple, LanguageModel] = {}
+_CACHE: dict[tuple, LanguageModel] = {}  # the model last loaded, for the chunks after
 
 
 def device_for(device: str, rank: int | None) -> str:
@@ -302,6 +302,8 @@ def cached_model(
     key = (name, auto, device, dtype, revision)
     if key not in _CACHE:
         import transformers
+
+        _CACHE.clear()  # one model per process: a run reads one, and a worker keeps it
 
         checked = checked_device(device)
         config = pretrained(transformers.AutoConfig, name, revision)
