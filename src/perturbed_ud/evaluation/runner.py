@@ -3,12 +3,13 @@
 GPUs: ``--num-proc N`` runs one `datasets.map` worker per GPU (``with_rank``); a torchrun or
 accelerate launch (RANK / WORLD_SIZE) gives each process every world-th chunk instead.
 
-Layout of ``RUN/``: ``chunks/<lang>_seed<seed>/<split>/<k>.parquet`` (finished work, kept
-across interruptions), ``items.parquet`` and ``items.jsonl`` (scored items in the released
-schema plus sent_id and seed), summaries and plots, and ``run.json`` (model identity,
-settings, versions, drop counts), and ``results.json`` (every metric, with the dataset's and
-the model's identities, as lm-evaluation-harness writes one per run). The ``orig`` splits
-that every family config of a (language, seed) shares are scored once.
+Layout of ``RUN/``: ``chunks/<key>/<k>.parquet`` (finished work, kept across interruptions;
+the key is ``<config>/<split>`` unless a task shares splits between configs, as masked-word
+scores the ``orig`` split of a language and seed once), ``run.json`` (model identity,
+settings, versions, then the counts and drops the task reports), ``results.json`` (every
+metric, with the dataset's and the model's identities, as lm-evaluation-harness writes one
+per run), and what each task writes beside them (masked-word: ``items.parquet`` in the
+released schema; minimal-pair: ``pairs.parquet``; summaries and figures).
 
 Nothing is written before the inputs are checked (`evaluation`): a mistake costs no folder,
 and a run whose settings changed before any chunk was scored simply starts again.
