@@ -56,7 +56,7 @@ from .probe_metrics import (
 from .probes import PROBES, Gold, ProbeData, Training, predictions, train_probe
 from .runner import evaluation, finish, records, run_header, say, start_run
 from .sentence_scores import KindSettings
-from .stats import BOOTSTRAP_SEED, _percentiles, bootstrap_name
+from .stats import BOOTSTRAP_SEED, bootstrap_name, percentile_interval, resampled_counts
 from .summary import markdown_table, write_table
 from .task import EvaluationTask
 from .trees import UPOS_TAGS
@@ -384,7 +384,7 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
         n = len(common)
         if not n or not splits:
             continue
-        counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
+        counts = resampled_counts(rng, n, resamples)
         for metric in metrics.names:
             column = metrics.column(metric)
             if not all(column in p and p[column].notna().any() for p in by.values()):
@@ -406,7 +406,7 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
             for side in ("original", "perturbed", "drop"):
                 values = np.asarray(point[side], dtype=float)
                 bounds = (-1.0, 1.0) if side == "drop" or metric in ("dspr", "nspr") else (0, 1)
-                lo, hi = _percentiles(np.mean(draws[side], axis=0), bounds)
+                lo, hi = percentile_interval(np.mean(draws[side], axis=0), bounds)
                 row |= {side: float(values.mean()), f"{side}_lo": lo, f"{side}_hi": hi,
                         f"{side}_seed_sd": float(values.std(ddof=1)) if len(values) > 1
                         else float("nan")}  # fmt: skip

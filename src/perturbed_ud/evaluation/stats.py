@@ -136,9 +136,7 @@ def _cluster_accuracy_bounds(
     rows = []
     for (model, lang), group in scores.groupby(["model_name", "lang"], sort=True):
         sentences = group["sent_id"].unique()
-        counts = rng.multinomial(
-            len(sentences), np.full(len(sentences), 1 / len(sentences)), size=resamples
-        )
+        counts = resampled_counts(rng, len(sentences), resamples)
         for condition, rows_of in group.groupby("condition", sort=True):
             by_sentence = rows_of.groupby("sent_id")
             size = by_sentence.size().reindex(sentences, fill_value=0).to_numpy(dtype=float)
@@ -147,7 +145,7 @@ def _cluster_accuracy_bounds(
                 hits = by_sentence[metric].sum().reindex(sentences, fill_value=0)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     draws = counts @ hits.to_numpy(dtype=float) / (counts @ size)
-                lo, hi = _percentiles(draws)
+                lo, hi = percentile_interval(draws)
                 row |= {f"{metric}_lo": lo, f"{metric}_hi": hi}
             rows.append(row | {"sentences": len(sentences)})
     return pd.DataFrame(rows).set_index(["model_name", "lang", "condition"])
@@ -253,21 +251,29 @@ def paired_bootstrap(
         else:
             hits, size = matrix.to_numpy(), np.ones(len(matrix))
         n = len(hits)
-        # how often each sentence is drawn in each resample; one row of counts for all conditions
-        counts = rng.multinomial(n, np.full(n, 1 / n), size=resamples)
+        counts = resampled_counts(rng, n, resamples)  # one row of counts for all conditions
         resampled = (counts @ hits) / (counts @ size)[:, None]  # (resamples, conditions)
         point = effects(dict(zip(matrix.columns, matrix.mean(axis=0), strict=True)), conditions)
         boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
         row = {"model_name": model, "lang": lang, "N": len(matrix)}
         for name in point:
-            lo, hi = _percentiles(boot[name], value_range(name))
+            lo, hi = percentile_interval(boot[name], value_range(name))
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}
         interval = bootstrap_name(resamples, seed)
         rows.append(row | {"sentences": n, "interval": interval})
     return pd.DataFrame(rows)
 
 
-def _percentiles(draws: np.ndarray, bounds: tuple[float, float] = (0.0, 1.0)):
+def resampled_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """The bootstrap of every interval here: how often each of ``n`` sentences is drawn in
+    each of ``resamples`` draws with replacement, (resamples, n). A statistic of a draw is
+    then a weighted one (``counts @ values``), so no resampled copy of the data is made."""
+    return rng.multinomial(n, np.full(n, 1 / n), size=resamples)
+
+
+def percentile_interval(draws: np.ndarray, bounds: tuple[float, float] = (0.0, 1.0)):
+    """The 2.5 and 97.5 percentiles of the draws where the statistic is defined, clipped to
+    the statistic's range."""
     if np.isnan(draws).all():
         return np.nan, np.nan
     with warnings.catch_warnings():
