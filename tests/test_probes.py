@@ -4,6 +4,7 @@ probe` end to end on spud and substitution builds with worst-copy drops."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter, deque
 
@@ -17,6 +18,7 @@ from conftest import SHARED_UD, UD_ROOT, ewt_trees
 from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation import lamalfa2022_probing as lamalfa2022
 from perturbed_ud.evaluation.probe_metrics import (
     aggregate,
@@ -29,7 +31,7 @@ from perturbed_ud.evaluation.probe_metrics import (
 )
 from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
 from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
-from perturbed_ud.evaluation.probing import COLUMNS, PROTOCOLS, Sentences
+from perturbed_ud.evaluation.probing import COLUMNS, PROTOCOLS, ProbeSettings, Sentences
 from perturbed_ud.evaluation.trees import BASE_RELATIONS, UPOS_TAGS, base_relation, tree_distances
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
@@ -397,6 +399,13 @@ def test_the_released_metrics_count_padding_cells():
     tags = np.eye(len(UPOS_TAGS))[[UPOS_TAGS.index("X")] * 5]
     pos = lamalfa2022.sentence_metrics("pos", tags, gold, short.upos, short.heads, short.deprels)
     assert pos == {"pos_correct_padded": 15 + short.upos.count("X"), "slots": 20}
+
+
+def test_the_protocol_option_offers_exactly_the_protocols():
+    (protocol,) = [f for f in dataclasses.fields(ProbeSettings) if f.name == "protocol"]
+    assert set(protocol.metadata["choices"]) == set(PROTOCOLS)
+    with pytest.raises(InputError, match="--protocol: 'papers' is not one of"):
+        ProbeSettings(protocol="papers")
 
 
 def test_the_lamalfa2022_protocol_runs_with_its_metrics_named_as_released(

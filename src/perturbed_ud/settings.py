@@ -77,7 +77,7 @@ def command_options(settings_class: type) -> list[click.Option]:
     hints = typing.get_type_hints(settings_class)
     options = []
     for f in documented_fields(settings_class):
-        kind, element = _base_type(hints[f.name])
+        kind, _ = _base_type(hints[f.name])
         default, meta = _default(f), f.metadata
         help_text = meta["doc"]
         if kind is bool:
@@ -124,20 +124,29 @@ def settings_from(settings_class: type, values: dict, what: str) -> Any:
     for name, value in values.items():
         if value is None:
             continue
-        f, (kind, element) = fields[name], _base_type(hints[name])
-        if kind is tuple:
-            value = _sequence(value, element, option_name(name))
-        meta = f.metadata
+        kind, element = _base_type(hints[name])
+        checked[name] = _sequence(value, element, option_name(name)) if kind is tuple else value
+    try:
+        settings = settings_class(**checked)
+        check_declared(settings)  # a class whose own checks leave it out is checked too
+    except (TypeError, ValueError, InputError) as err:
+        raise InputError(f"{what}: {err}") from None
+    return settings
+
+
+def check_declared(settings: Any) -> None:
+    """Every documented field's value is one of its choices and at least its minimum (None
+    stands for "not given"): the one check of what a field declares, which a settings class
+    calls from ``__post_init__`` and `settings_from` calls on what it builds."""
+    for f in documented_fields(type(settings)):
+        value, meta = getattr(settings, f.name), f.metadata
+        if value is None:
+            continue
         if meta["choices"] and value not in meta["choices"]:
             choices = ", ".join(map(repr, meta["choices"]))
-            raise InputError(f"{what}: {option_name(name)}: {value!r} is not one of {choices}")
+            raise InputError(f"{option_name(f.name)}: {value!r} is not one of {choices}")
         if meta["minimum"] is not None and value < meta["minimum"]:
-            raise InputError(f"{what}: {option_name(name)} must be at least {meta['minimum']}")
-        checked[name] = value
-    try:
-        return settings_class(**checked)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"{what}: {err}") from None
+            raise InputError(f"{option_name(f.name)} must be at least {meta['minimum']}")
 
 
 def _sequence(value: Any, element: type, option: str) -> tuple:

@@ -44,8 +44,6 @@ class MaskedWordSettings(BatchSettings):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, not {self.scoring!r}")
         if self.beam < self.top_k:
             raise InputError(f"beam ({self.beam}) must be at least top_k ({self.top_k})")
 

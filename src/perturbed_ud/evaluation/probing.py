@@ -117,10 +117,6 @@ class ProbeSettings(KindSettings):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.protocol not in PROTOCOLS:
-            raise InputError(
-                f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}"
-            )
         protocol = PROTOCOLS[self.protocol]
         object.__setattr__(self, "probes", tuple(self.probes) or protocol.probes)
         object.__setattr__(self, "layers", tuple(self.layers) or protocol.layers)
@@ -132,8 +128,6 @@ class ProbeSettings(KindSettings):
             )
         if not self.probe_seeds:
             raise InputError("no probe seeds given")
-        if min(self.epochs, self.patience, self.batch_size, self.rank, self.resamples) < 1:
-            raise InputError("epochs, patience, batch size, rank and resamples must be positive")
 
     def training(self) -> Training:
         return Training(self.epochs, self.patience, self.batch_size, rank=self.rank)

@@ -40,13 +40,6 @@ class KindSettings(BatchSettings):
     bos: str = setting("Causal LMs: prepend BOS, or leave the first token unscored.",
                        default="prepend", choices=BOS_POLICIES)  # fmt: skip
 
-    def __post_init__(self):
-        super().__post_init__()
-        if self.kind not in (*MODEL_KINDS, None):
-            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
-        if self.bos not in BOS_POLICIES:
-            raise ValueError(f"bos must be one of {BOS_POLICIES}, not {self.bos!r}")
-
 
 @dataclass(slots=True)
 class TokenScores:

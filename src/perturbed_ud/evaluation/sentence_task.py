@@ -51,15 +51,6 @@ class ScoreSettings(BatchSettings):
     )  # fmt: skip
     words_column: str = setting("The column of each row's words.", default="forms")
 
-    def __post_init__(self):
-        super().__post_init__()
-        if self.kind not in (*MODEL_KINDS, None):
-            raise ValueError(f"kind must be one of {MODEL_KINDS}, not {self.kind!r}")
-        if self.metric not in PLL_METRICS or self.bos not in BOS_POLICIES:
-            raise ValueError(f"metric in {PLL_METRICS}, bos in {BOS_POLICIES}")
-        if self.word_grouping not in WORD_GROUPINGS:
-            raise ValueError(f"word_grouping must be one of {WORD_GROUPINGS}")
-
     @property
     def measure(self) -> str:
         if self.kind == "causal":

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..errors import InputError
-from ..settings import setting
+from ..settings import check_declared, setting
 from .models import (
     LanguageModel,
     log_probs_at,
@@ -39,10 +38,7 @@ class BatchSettings:
                                 choices=("bf16", "fp16"))  # fmt: skip
 
     def __post_init__(self):
-        if self.padding_side not in ("left", "right"):
-            raise ValueError("padding_side must be left or right")
-        if self.max_tokens < 1:
-            raise InputError("max_tokens must be positive")
+        check_declared(self)  # the choices and minimums of this class's fields and its subclasses'
 
     def batcher(self, lm: LanguageModel) -> Batcher:
         return Batcher(lm, self.max_tokens, self.padding_side, self.max_rows)
