@@ -63,7 +63,9 @@ def tasks_of_family(family: str) -> list[str]:
     """The tasks that read a family's datasets: those it names, in its order, then those
     naming it."""
     named = list(FAMILIES.get(family).tasks)
-    return named + [t for t in TASKS.short_names() if t not in named and family in task_families(t)]
+    return named + [
+        t for t in TASKS.short_names() if t not in named and family in TASKS.get(t).reads
+    ]
 
 
 def tasks_reading_columns(names: list[str]) -> list[str]:

@@ -295,16 +295,15 @@ def cached_model(
     check_config: Callable,
     check_tokenizer: Callable = lambda tokenizer, config: None,
 ) -> LanguageModel:
-    """`from_pretrained` a model of the transformers class ``auto`` and its tokenizer, once
-    per process and device. Everything that can be checked without the weights is checked
-    before they are read: the device, the config (``check_config``), the tokenizer
-    (``check_tokenizer``, which may also complete it)."""
+    """`from_pretrained` a model of the transformers class ``auto`` and its tokenizer, kept
+    for the calls after it until another model is asked for. Everything that can be checked
+    without the weights is checked before they are read: the device, the config
+    (``check_config``), the tokenizer (``check_tokenizer``, which may also complete it)."""
     key = (name, auto, device, dtype, revision)
     if key not in _CACHE:
         import transformers
 
         _CACHE.clear()  # one model per process: a run reads one, and a worker keeps it
-
         checked = checked_device(device)
         config = pretrained(transformers.AutoConfig, name, revision)
         check_config(config)

@@ -112,16 +112,13 @@ class Lexicon:
         for (upos, _), by_feats in self.entries.items():
             if upos != "NOUN":
                 continue
+            slot = {feats: parse_feats(feats) for feats in by_feats}
+            slot = {feats: (p.get("Number", ""), p.get("Gender", "")) for feats, p in slot.items()}
             genders: dict[str, Counter] = {}
-            for feats, counts in by_feats.items():
-                parsed = parse_feats(feats)
-                number = genders.setdefault(parsed.get("Number", ""), Counter())
-                number[parsed.get("Gender", "")] += counts.total()
-            for feats in list(by_feats):
-                parsed = parse_feats(feats)
-                number = genders[parsed.get("Number", "")]
-                usual = number.most_common(1)[0][1]
-                if number[parsed.get("Gender", "")] < STRAY_GENDER * usual:
+            for feats, (number, gender) in slot.items():
+                genders.setdefault(number, Counter())[gender] += by_feats[feats].total()
+            for feats, (number, gender) in slot.items():
+                if genders[number][gender] < STRAY_GENDER * max(genders[number].values()):
                     del by_feats[feats]
 
 
