@@ -14,11 +14,13 @@ does to the rest:
 
 - closed-class words that treebanks tag ADV, ADJ, VERB or NOUN (*too*, *only*, *several*,
   *pouvoir*, *самый*, *plupart*; `lexicons/closed_class.toml`) are kept and never candidates;
-- numerals in any spelling (digits, NumType, Roman numerals of any UPOS) are kept;
+- numerals in any spelling (digits, NumType, Roman numerals of any UPOS, English ordinals
+  spelled out) are kept;
 - words of multiword expressions are kept: both ends of a `fixed` relation, a `flat` one
-  other than a name, or a `compound:prt` (and other verbal compound subtypes) one, and the
-  idioms of `lexicons/idioms.toml` that the treebanks do not annotate (*unter anderem*,
-  *par exemple*, *в том числе*);
+  other than a name, or a `compound:prt` (and other verbal compound subtypes) one, the first
+  part of a hyphenated German compound and its conjunct (*Handels- und Aufenthaltsorte*),
+  and the idioms of `lexicons/idioms.toml` that the treebanks do not annotate (*unter
+  anderem*, *par exemple*, *в том числе*);
 - the context includes what a head selects in its dependents: for clausal ones (csubj,
   ccomp, xcomp, advcl, acl) their UPOS, VerbForm and `mark`/`case` lemmas (*finir de*
   + infinitive is not *devoir* + infinitive); for obj and iobj their Case and `case`
@@ -27,7 +29,8 @@ does to the rest:
   (*darauf*, *dazu*) by lemma; a verb's own VerbForm and Voice; whether a singular noun
   goes without a determiner, and after which preposition, in languages with articles (*rise
   in unemployment*); a name's preposition and article (*en France*, *au Canada*); the
-  agreement of an Arabic plural noun (human or not);
+  agreement of an Arabic plural noun (human or not) with its adjectives, demonstratives,
+  relative pronoun and verb;
 - a replacement verb, adjective or noun was seen in the pool with every case and
   preposition of the replaced word's obliques (*penser à*, *stolz auf*, *Einfluss auf*);
 - adverbs of a pronoun, determiner or numeral (*almost anybody*), capitalised common words
