@@ -21,10 +21,10 @@ import pandas as pd
 import torch
 
 from ..files import atomic_path
+from ..lm.batching import every_layer_max_tokens
 from ..lm.encodings import encode
 from ..lm.models import device_for, load_lm
 from ..registry import TASKS
-from ..settings import setting
 from .plots import plot_distances
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import KindSettings
@@ -38,10 +38,7 @@ _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<se
 
 @dataclass(frozen=True, kw_only=True)
 class DistanceSettings(KindSettings):
-    max_tokens: int = setting(
-        "Rows × padded length per forward pass (every layer's states are kept).",
-        default=4096, minimum=1,
-    )  # fmt: skip
+    max_tokens: int = every_layer_max_tokens()
 
 
 def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> dict[str, list]:

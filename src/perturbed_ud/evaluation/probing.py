@@ -30,6 +30,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InputError
 from ..files import atomic_path
+from ..lm.batching import every_layer_max_tokens
 from ..lm.models import load_lm
 from ..lm.word_vectors import hidden_layers, word_vectors
 from ..registry import TASKS
@@ -83,10 +84,7 @@ class ProbeProtocol:
 
 @dataclass(frozen=True, kw_only=True)
 class ProbeSettings(KindSettings):
-    max_tokens: int = setting(
-        "Rows × padded length per forward pass (every layer's states are kept).",
-        default=4096, minimum=1,
-    )  # fmt: skip
+    max_tokens: int = every_layer_max_tokens()
     protocol: str = setting(
         "lamalfa2022: the released code's labels and metrics (20 lines, layers -5,-9, broken "
         "definitions named in the results).", default="paper", choices=("paper", "lamalfa2022"),

@@ -30,15 +30,23 @@ PLL_METRICS = ("original", "within_word_l2r")
 BOS_POLICIES = ("prepend", "none")
 
 
+def kind_setting():
+    return setting("masked or causal (default: what the model's config says).", default=None,
+                   choices=MODEL_KINDS)  # fmt: skip
+
+
+def bos_setting():
+    return setting("Causal LMs: prepend BOS, or leave the first token unscored.",
+                   default="prepend", choices=BOS_POLICIES)  # fmt: skip
+
+
 @dataclass(frozen=True, kw_only=True)
 class KindSettings(BatchSettings):
     """Settings of a task that scores masked or causal LMs: the kind (None: the model's
     own) and, for causal LMs, whether BOS is prepended."""
 
-    kind: str | None = setting("masked or causal (default: what the model's config says).",
-                               default=None, choices=MODEL_KINDS)  # fmt: skip
-    bos: str = setting("Causal LMs: prepend BOS, or leave the first token unscored.",
-                       default="prepend", choices=BOS_POLICIES)  # fmt: skip
+    kind: str | None = kind_setting()
+    bos: str = bos_setting()
 
 
 @dataclass(slots=True)

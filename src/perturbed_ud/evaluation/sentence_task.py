@@ -21,15 +21,16 @@ from scipy.stats import wilcoxon
 from ..files import atomic_path
 from ..lm.batching import BatchSettings
 from ..lm.encodings import WORD_GROUPINGS
-from ..lm.models import MODEL_KINDS, device_for, load_lm
+from ..lm.models import device_for, load_lm
 from ..registry import TASKS
 from ..settings import setting
 from .plots import plot_nonce_ratios
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import (
-    BOS_POLICIES,
     PLL_METRICS,
+    bos_setting,
     causal_log_likelihoods,
+    kind_setting,
     pseudo_log_likelihoods,
 )
 from .structure_measures import setting_rows, write_comparison
@@ -39,12 +40,10 @@ from .task import EvaluationTask
 
 @dataclass(frozen=True, kw_only=True)
 class ScoreSettings(BatchSettings):
-    kind: str | None = setting("masked or causal (default: what the model's config says).",
-                               default=None, choices=MODEL_KINDS)  # fmt: skip
+    kind: str | None = kind_setting()  # before metric: run signatures list fields in order
     metric: str = setting("Masked LMs: PPPL-l2r (within_word_l2r) or PPPL (original).",
                           default="within_word_l2r", choices=PLL_METRICS)  # fmt: skip
-    bos: str = setting("Causal LMs: prepend BOS, or leave the first token unscored.",
-                       default="prepend", choices=BOS_POLICIES)  # fmt: skip
+    bos: str = bos_setting()
     word_grouping: str = setting(
         "Masked LMs, PPPL-l2r: the pieces masked together are those of a UD word, or of a "
         "tokenizer word as minicons groups them.", default="ud", choices=WORD_GROUPINGS,

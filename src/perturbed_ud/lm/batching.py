@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -24,12 +25,22 @@ from .models import (
 )
 
 
+def max_tokens_setting(default: int = 16384, why: str = "") -> Any:
+    """The token budget of a forward pass; tasks that keep every layer's states give a
+    smaller default."""
+    return setting(f"Rows × padded length per forward pass{why}.", default=default, minimum=1)
+
+
+def every_layer_max_tokens() -> Any:
+    """The budget of the tasks that keep every layer's hidden states for a batch."""
+    return max_tokens_setting(4096, " (every layer's states are kept)")
+
+
 @dataclass(frozen=True, kw_only=True)
 class BatchSettings:
     """How rows are batched; every task's settings extend these."""
 
-    max_tokens: int = setting("Rows × padded length per forward pass.", default=16384,
-                              minimum=1)  # fmt: skip
+    max_tokens: int = max_tokens_setting()
     max_rows: int | None = setting("Rows per forward pass, on top of the token budget.",
                                    default=None, minimum=1)  # fmt: skip
     padding_side: str = setting("Where padding goes.", default="right",
