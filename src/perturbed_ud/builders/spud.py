@@ -78,42 +78,39 @@ meaning ("colorless green ideas"). The syntactic context of a word is its UPOS, 
 replacements seen on the same side of their head. Replacement lemmas come from the pool
 splits (by default the test split, as in the paper), and never from function words (lemmas
 the pool tags more often with a closed-class UPOS than with a content one, and single
-letters of an alphabet) or numerals
-(digits, NumType, Roman numerals).
+letters of an alphabet) or numerals (digits, NumType, Roman numerals).
 
-Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it
-does: closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*,
-*pouvoir*, *самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost
-anybody*), numerals in any spelling (digits, Roman, NumType, English ordinals spelled out:
-*sixtieth*), dates (*в 1903 году*), capitalised common words inside
-a sentence (names, titles) and the words of multiword expressions (`fixed`, `flat` other
-than names, `compound:prt` and other verbal compounds, and the idioms of
-`lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том числе*), and in German the
-first part of a hyphenated compound and what it is coordinated with (*Handels- und
-Aufenthaltsorte*), are kept and never replacements. The context also holds what a head
-selects: the UPOS, VerbForm and
-`mark`/`case` words of its clausal dependents, the Case and `case` words of its objects and
-whether an object is reflexive (*se saisir*), the perfect auxiliary (*être né*), a verb's
-own VerbForm and Voice, the degree of a comparative or superlative (only words seen graded
-replace graded ones), a bare singular noun's number and preposition (languages with
-articles), a name's preposition and article (*en France*, *au Canada*) and whether it is an
-acronym, whether an adverb grades an adjective or adverb (*well short*, not *fast short*),
-the number of a French adjective before its noun (*différents côtés*), the agreement of an
-Arabic plural noun (human or not: its adjectives, demonstratives, relative pronoun and
-verb), German pronominal adverbs (*darauf*), English *ago* after
-a duration, a French bare object (light verbs: *faire sensation*); and a replacement verb,
-adjective or noun was seen in the pool with every preposition and case of the replaced
-word's obliques, in one sentence (*penser à*, *stolz auf*, *Einfluss auf*; *sich treffen
-mit* and *treffen auf* do not give *sich treffen auf*), and with an object where the
-replaced verb, itself seen with objects, has its object relativised away (*the book I
-read*). Rules `v2` (`--rules v2`) replace every content word as the paper does.
+Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it does:
+closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*, *pouvoir*,
+*самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost anybody*), numerals
+in any spelling (digits, Roman, NumType, English ordinals spelled out: *sixtieth*), dates (*в
+1903 году*), capitalised common words inside a sentence (names, titles) and the words of
+multiword expressions (`fixed`, `flat` other than names, `compound:prt` and other verbal
+compounds, and the idioms of `lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том
+числе*), and in German the first part of a hyphenated compound and what it is coordinated with
+(*Handels- und Aufenthaltsorte*), are kept and never replacements. The context also holds what
+a head selects: the UPOS, VerbForm and `mark`/`case` words of its clausal dependents, the Case
+and `case` words of its objects and whether an object is reflexive (*se saisir*), the perfect
+auxiliary (*être né*), a verb's own VerbForm and Voice, the degree of a comparative or
+superlative (only words seen graded replace graded ones), a bare singular noun's number and
+preposition (languages with articles), a name's preposition and article (*en France*, *au
+Canada*) and whether it is an acronym, whether an adverb grades an adjective or adverb (*well
+short*, not *fast short*), the number of a French adjective before its noun (*différents
+côtés*), the agreement of an Arabic plural noun (human or not: its adjectives, demonstratives,
+relative pronoun and verb), German pronominal adverbs (*darauf*), English *ago* after a
+duration, a French bare object (light verbs: *faire sensation*); and a replacement verb,
+adjective or noun was seen in the pool with every preposition and case of the replaced word's
+obliques, in one sentence (*penser à*, *stolz auf*, *Einfluss auf*; *sich treffen mit* and
+*treffen auf* do not give *sich treffen auf*), and with an object where the replaced verb,
+itself seen with objects, has its object relativised away (*the book I read*). Rules `v2`
+(`--rules v2`) replace every content word as the paper does.
 
-A German infinitive with *zu* inside
-(*einzuhalten*) is replaced only by one with *zu* inside, one without only by one without;
-an Arabic host spelling seen only before a suffixed pronoun is used only there. A noun's
-gender is its own: forms of a noun lemma tagged with a gender seen less than half as often
-as its usual one (in that number) are taken for tagging errors and never used (German GSD
-has one masculine *Jahre* beside 37 neuter ones, which gave *in einem Jahre, der*).
+A German infinitive with *zu* inside (*einzuhalten*) is replaced only by one with *zu* inside,
+one without only by one without; an Arabic host spelling seen only before a suffixed pronoun is
+used only there. A noun's gender is its own: forms of a noun lemma tagged with a gender seen
+less than half as often as its usual one (in that number) are taken for tagging errors and
+never used (German GSD has one masculine *Jahre* beside 37 neuter ones, which gave *in einem
+Jahre, der*).
 
 | split | what it holds |
 |---|---|
@@ -290,7 +287,7 @@ def build_language(
     )
     pool = build_pool(lang, pool_sentences, nonce_rules)
     inflector = inflector_for(
-        inputs.treebank.lang, inputs.lexicon_files, inputs.user_lexicons, pymorphy=inputs.pymorphy
+        lang, inputs.lexicon_files, inputs.user_lexicons, pymorphy=inputs.pymorphy
     )
     stats = {seed: SeedStats() for seed in seeds}
     orig_types: set[str] = set()
