@@ -12,13 +12,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
 from datasets import Features, List, Value, load_dataset
 
+import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.builders.family import DatasetFamily, version_setting
 from perturbed_ud.cli import main
@@ -26,7 +26,7 @@ from perturbed_ud.data.card import CardText, markdown_table
 from perturbed_ud.data.writer import rows_table
 from perturbed_ud.errors import InputError
 from perturbed_ud.registry import FAMILIES
-from perturbed_ud.settings import setting
+from perturbed_ud.settings import documented_fields, setting
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
@@ -35,7 +35,9 @@ from perturbed_ud.ud.sources import resolve
 class ReversalSettings:
     """What shapes a toy reversal build."""
 
-    sentences: tuple[str, ...] = setting("whitespace-tokenised sentences", signature="n")
+    sentences: tuple[str, ...] = setting(
+        "whitespace-tokenised sentences", signature="n", option="--sentence", repeat=True
+    )
     version: str = version_setting()
 
     def __post_init__(self):
@@ -85,10 +87,6 @@ class Reversal(DatasetFamily):
             statistics=markdown_table(["split", "N"], [[s, n] for s, n in splits.items()]),
             citation="None.",
         )
-
-    @classmethod
-    def cli_options(cls) -> list:
-        return [click.option("--sentence", "sentences", multiple=True, required=True)]
 
 
 SENTENCES = ["the cat sleeps", "dogs bark loudly today"]
@@ -169,6 +167,39 @@ def test_every_family_documents_every_setting_and_says_what_reads_it():
         assert family.__doc__ and family.description and family.features, name
         assert all(TASKS.find(task) for task in family.tasks), (name, family.tasks)
         assert set(family.lm_eval_tasks) <= {"minimal_pair", "order_pair", "rolling"}, name
+
+
+def test_every_build_option_is_a_documented_field_of_its_settings_or_sources():
+    """`build <family>` is made from the fields, so no option's help or default is written
+    twice, and a setting the sources resolve (treebanks, selection) is no option."""
+    for name in FAMILIES.short_names():
+        family = FAMILIES.get(name)
+        settings = documented_fields(family.settings_class)
+        docs = {f.name: f.metadata["doc"] for f in settings if f.name not in family.resolved}
+        if family.sources_class:
+            docs |= {f.name: f.metadata["doc"] for f in documented_fields(family.sources_class)}
+        options = [o for o in family.options() if not o.hidden]  # hidden: former spellings
+        assert options, name
+        for option in options:
+            assert option.name in docs, (name, option.name)
+            assert docs[option.name][1:].rstrip(".") in option.help, (name, option.name)
+
+
+def test_keywords_and_a_settings_object_build_the_same_dataset(tmp_path):
+    keywords = perturbed_ud.build("spud", tmp_path / "keywords", ud_root=UD_ROOT, langs="en",
+                                  seeds=[1], limit=6)  # fmt: skip
+    treebanks = resolve(["en"], split="test", ud_root=str(UD_ROOT))
+    settings = FAMILIES.get("spud").settings_class(
+        treebanks=treebanks, seeds=(1,), selection=Selection(limit=6)
+    )
+    typed = perturbed_ud.build("spud", tmp_path / "typed", settings=settings)
+    assert parquet_bytes(typed) == parquet_bytes(keywords)
+    assert (typed / "build.json").read_bytes() == (keywords / "build.json").read_bytes()
+    with pytest.raises(InputError, match="give settings whole or as keywords, not both"):
+        perturbed_ud.build("spud", tmp_path / "both", settings=settings, limit=3)
+    with pytest.raises(InputError, match="build spud has no option colour; it has: "):
+        perturbed_ud.build("spud", tmp_path / "unknown", colour="red")
+    assert not (tmp_path / "both").exists() and not (tmp_path / "unknown").exists()
 
 
 def test_settings_are_frozen_and_every_signed_setting_changes_the_signature():

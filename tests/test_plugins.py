@@ -19,7 +19,6 @@ PLUGIN = '''
 """A toy family and task of another package."""
 from dataclasses import dataclass
 
-import click
 from datasets import Features, List, Value
 
 from perturbed_ud.builders.family import DatasetFamily, version_setting
@@ -34,7 +33,8 @@ from perturbed_ud.settings import setting
 class EchoSettings:
     """What shapes an echo build."""
 
-    sentences: tuple[str, ...] = setting("sentences to echo", signature="n")
+    sentences: tuple[str, ...] = setting("sentences to echo", signature="n", option="--sentence",
+                                       repeat=True)
     version: str = version_setting()
 
 
@@ -69,10 +69,6 @@ class Echo(DatasetFamily):
     def card_text(cls, manifest):
         return CardText(loading_comment="split orig", parameters="Sentences given.",
                         sources="The lab's.", statistics="", citation="None.")
-
-    @classmethod
-    def cli_options(cls):
-        return [click.option("--sentence", "sentences", multiple=True, required=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -74,8 +74,8 @@ def test_a_release_carries_its_version(tmp_path):
          "option limit: 'many' is not a valid integer"),
         ('dataset = "clams"\nversion = "1.0.0"\n[options]\nout = "x"\n',
          "'out' is not part of a release"),
-        ('dataset = "clams"\nversion = "1.0.0"\n[options]\ndataset_version = "2.0.0"\n',
-         "'dataset_version' is not part of a release"),
+        ('dataset = "clams"\nversion = "1.0.0"\n[options]\nversion = "2.0.0"\n',
+         "'version' is not part of a release"),
         ("dataset = \n", "cannot read the release"),
     ],
 )  # fmt: skip

@@ -21,6 +21,7 @@ import perturbed_ud
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.runner import Task, evaluation, finish, run_task
+from perturbed_ud.evaluation.stats import wilson_interval
 from perturbed_ud.evaluation.task import EvaluationTask, task_families
 from perturbed_ud.registry import FAMILIES, TASKS
 from perturbed_ud.settings import command_options, documented_fields, setting
@@ -51,7 +52,16 @@ def evaluate_counts(dataset, model, out, *, settings=None, **options) -> Path:
     settings = settings or CountSettings()
     task = Task("toy-count", count_words, settings, columns=ToyCount.columns(settings))
     run, scored, header = run_task(task, dataset, model, out, **options)
-    finish(run, header, {"long_words": int(scored["long_words"].sum())}, rows=len(scored))
+    words = scored.assign(words=scored[settings.words_column].map(len))
+    per_split = words.groupby("split_key")[["long_words", "words"]].sum()
+    low, high = wilson_interval(per_split["long_words"] / per_split["words"], per_split["words"])
+    shares = [  # a metrics table with an interval: what `report` compares across runs
+        {"split": split, "long_share": row.long_words / row.words, "long_share_lo": lo,
+         "long_share_hi": hi, "n": int(row.words), "interval": "Wilson 95%"}
+        for (split, row), lo, hi in zip(per_split.iterrows(), low, high, strict=True)
+    ]  # fmt: skip
+    metrics = {"long_words": int(scored["long_words"].sum()), "long_share": shares}
+    finish(run, header, metrics, rows=len(scored))
     return run
 
 
@@ -100,6 +110,13 @@ def test_a_task_defined_here_runs_through_the_cli_and_the_api(spud, tiny_bert, t
     on_disk = json.loads((tmp_path / "cli" / "results.json").read_text())
     assert results["metrics"] == on_disk["metrics"] and results["metrics"]["long_words"] > 0
     assert results["settings"]["longer_than"] == 5 and results["counts"]["rows"] == 8
+
+    page = cli("report", tmp_path / "cli", tmp_path / "api", "--out", tmp_path / "page.html")
+    assert page.exit_code == 0, page.output
+    html = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "toy-count · long_share" in html and "Wilson 95%" in html
+    nonce = next(r for r in results["metrics"]["long_share"] if r["split"].endswith("nonce"))
+    assert html.count(f"{nonce['long_share']:.3f}") >= 2  # both runs' values, side by side
 
 
 def test_settings_are_checked_where_they_are_declared(spud, tiny_bert, tmp_path):

@@ -4,36 +4,53 @@
 Each keyword is an option of the matching command, spelled with underscores
 (``--part-fraction`` is ``part_fraction``); a list stands for a comma list or a repeated
 option, ``True`` for a flag (``False`` for one that turns a default off:
-``ambiguity_check=False``). The options go through the command's own parsing, so a call
-and the command it mirrors check, default and build the same thing.
+``ambiguity_check=False``). Options and keywords are made from the same settings fields and
+the command line calls these functions, so a call and the command it mirrors check,
+default and build the same thing.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import InputError
 
+if TYPE_CHECKING:
+    from .builders.family import DatasetFamily
 
-def build(family: str, out: str | Path, **options) -> Path:
+
+def build(
+    family: str | type[DatasetFamily],
+    out: str | Path,
+    *,
+    settings: Any = None,
+    overwrite: bool = False,
+    workers: int = 1,
+    **options,
+) -> Path:
     """Build a dataset as ``perturbed-ud build FAMILY --out OUT ...`` does; return its folder.
 
     ``build("perturbed-ud", "data", langs=["en", "de"], seeds=[1, 2], limit=50)`` is
-    ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``.
-    Families: ``perturbed-ud``, ``spud``, ``clams``, ``substitution``, ``local_structure``;
-    ``perturbed-ud build FAMILY --help`` lists each one's options.
+    ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``:
+    keywords are the command's options (a list or a comma list for a list), or ``settings``
+    gives the family's settings object whole (``SpudSettings(treebanks=…)``). Families:
+    ``perturbed-ud``, ``spud``, ``clams``, ``substitution``, ``local_structure`` and those
+    of installed plugins; ``perturbed-ud build FAMILY --help`` lists each one's options.
     """
-    from .builders.command import family_command
     from .builders.engine import build as build_family
     from .registry import FAMILIES
 
-    cls = FAMILIES.get(family)
-    values = option_values(family_command(cls), {**options, "out": out})
-    out, overwrite, workers = values.pop("out"), values.pop("overwrite"), values.pop("workers")
-    instance = cls(cls.settings_from_cli(values | {"version": values.pop("dataset_version")}))
+    cls = FAMILIES.get(family) if isinstance(family, str) else family
+    if settings is None:
+        instance = cls.from_options(options)
+    elif any(value is not None for value in options.values()):
+        raise InputError(f"build {cls.name}: give settings whole or as keywords, not both")
+    else:
+        instance = cls(settings)
     folder = build_family(instance, out, overwrite=overwrite, workers=workers)
     for warning in instance.warnings():
         click.echo(f"warning: {warning}", err=True)
@@ -139,31 +156,3 @@ def review_score(marked: str | Path, out: str | Path | None = None):
     if out is not None:
         write_scores(table, marked, out)
     return table
-
-
-def option_values(command: click.Command, options: dict) -> dict:
-    """The values ``command`` would have parsed from the options written as arguments."""
-    params = {p.name: p for p in command.params if isinstance(p, click.Option)}
-    if unknown := sorted(set(options) - set(params)):
-        raise InputError(
-            f"{command.name} has no option {', '.join(unknown)}; it has: "
-            f"{', '.join(sorted(params))}"
-        )
-    args = []
-    for name, value in options.items():
-        param = params[name]
-        if value is None:
-            continue
-        if param.is_flag:  # written when it differs from the default: --no-ambiguity-check
-            if value != param.default:
-                args.append(param.opts[0])
-            continue
-        many = value if param.multiple and isinstance(value, (list, tuple)) else [value]
-        for one in many:
-            shown = ",".join(map(str, one)) if isinstance(one, (list, tuple)) else str(one)
-            args += [param.opts[0], shown]
-    try:
-        with command.make_context(command.name, args) as ctx:
-            return dict(ctx.params)
-    except click.ClickException as err:
-        raise InputError(f"{command.name}: {err.format_message()}") from None

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from .builders.command import family_command
 from .errors import InputError, PerturbedUDError
 from .registry import FAMILIES, TASKS
 
@@ -68,7 +67,7 @@ class _Builds(click.Group):
             )
             if param is None:
                 raise InputError(f"{path}: {release.dataset} has no option --{option}")
-            if param.name in ("out", "overwrite", "dataset_version", "workers"):
+            if param.name in ("out", "overwrite", "version", "workers"):
                 raise InputError(f"{path}: {option!r} is not part of a release")
             if param.multiple and isinstance(value, str):
                 value = [value]
@@ -83,9 +82,28 @@ class _Builds(click.Group):
         @click.pass_context
         def run_release(inner: click.Context, out: str, overwrite: bool) -> None:
             given = values | {"out": out, "overwrite": overwrite}
-            inner.invoke(target, **given, dataset_version=release.version)
+            inner.invoke(target, **given, version=release.version)
 
         return run_release
+
+
+def family_command(family) -> click.Command:
+    """``build <family>``: the family's options (`DatasetFamily.options`), then those of
+    every build; it calls `perturbed_ud.build`, so both check and build the same thing."""
+
+    def run(out: str, overwrite: bool, workers: int, **values) -> None:
+        from .api import build
+
+        click.echo(f"wrote {build(family, out, overwrite=overwrite, workers=workers, **values)}")
+
+    every_build = [
+        click.Option(["--out"], required=True, type=click.Path(), help="Output folder."),
+        click.Option(["--overwrite"], is_flag=True, help="Replace an existing dataset folder."),
+        click.Option(["--workers"], type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Processes; the output does not depend on them."),
+    ]  # fmt: skip
+    return click.Command(family.name, params=[*family.options(), *every_build], callback=run,
+                         help=family.__doc__)  # fmt: skip
 
 
 @main.group(cls=_Builds)

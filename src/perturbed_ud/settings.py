@@ -14,6 +14,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -37,12 +38,22 @@ def setting(
     default_factory: Any = dataclasses.MISSING,
     choices: tuple | None = None,
     minimum: int | None = None,
+    option: str | None = None,
+    repeat: bool = False,
+    parse: Callable[[list[str]], Any] | None = None,
 ) -> Any:
     """A settings field with its documentation (the option's help), its allowed ``choices``
     or ``minimum``; with ``signature``, it enters a build signature as
-    ``signature:shown(value)``, in field order."""
+    ``signature:shown(value)``, in field order.
+
+    On the command line the field is ``--field-name`` unless ``option`` spells it otherwise.
+    A tuple is a comma list, or with ``repeat`` a repeated option (for paths, which may hold
+    commas); ``parse`` reads a field of another type from its repeated option's strings
+    (``--lexicon en=UD_English-EWT``), and the Python API takes either those strings or the
+    value itself."""
     metadata = {"doc": doc, "signature": signature, "shown": shown, "choices": choices,
-                "minimum": minimum}  # fmt: skip
+                "minimum": minimum, "option": option, "repeat": repeat or parse is not None,
+                "parse": parse}  # fmt: skip
     return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
 
 
@@ -52,9 +63,11 @@ def documented_fields(settings_class: type) -> list[dataclasses.Field]:
 
 
 def _base_type(hint) -> tuple[type, type | None]:
-    """(the type, the element type of a tuple) of a field, ``X | None`` read as X."""
+    """(the type, the element type of a tuple) of a field, ``X | None`` read as X and
+    ``str | Path`` as Path."""
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+        args = typing.get_args(hint)
+        hint = Path if Path in args else next(a for a in args if a is not type(None))
     if typing.get_origin(hint) is tuple:
         return tuple, typing.get_args(hint)[0]
     return hint, None
@@ -68,29 +81,46 @@ def _default(f: dataclasses.Field) -> Any:
     return None
 
 
+def field_default(settings_class: type, name: str) -> Any:
+    """The default of the field ``name``."""
+    (f,) = (f for f in dataclasses.fields(settings_class) if f.name == name)
+    return _default(f)
+
+
 def option_name(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def command_options(settings_class: type) -> list[click.Option]:
-    """The command-line options of a settings class, one per documented field."""
+def _option(f: dataclasses.Field) -> str:
+    return f.metadata.get("option") or option_name(f.name)
+
+
+def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[click.Option]:
+    """The command-line options of a settings class, one per documented field not in
+    ``skip``; a field without a default is a required option."""
     hints = typing.get_type_hints(settings_class)
     options = []
     for f in documented_fields(settings_class):
+        if f.name in skip:
+            continue
         kind, _ = _base_type(hints[f.name])
         default, meta = _default(f), f.metadata
-        help_text = meta["doc"]
+        help_text, flag = _help(meta["doc"]), _option(f)
         if kind is bool:
-            flag = option_name(f.name)
             if default:
                 flag = f"{flag}/--no-{flag[2:]}"
             options.append(click.Option([flag, f.name], is_flag=True, default=bool(default),
                                         help=help_text))  # fmt: skip
             continue
+        if meta["repeat"]:
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            options.append(click.Option([flag, f.name], multiple=True, required=required,
+                                        help=f"{help_text} Repeatable."))  # fmt: skip
+            continue
         if kind is tuple:
             shown = _shown(default) if default else None
             options.append(click.Option(
-                [option_name(f.name), f.name], default=shown, show_default=bool(shown),
+                [flag, f.name], default=shown, show_default=bool(shown),
                 help=f"{help_text} Comma-separated.", metavar="A,B",
             ))  # fmt: skip
             continue
@@ -101,13 +131,24 @@ def command_options(settings_class: type) -> list[click.Option]:
             param_type = click.INT if minimum is None else click.IntRange(min=minimum)
         elif kind is float:
             param_type = click.FLOAT
+        elif kind is Path:
+            param_type = click.Path()
         else:
             param_type = click.STRING
         options.append(click.Option(
-            [option_name(f.name), f.name], type=param_type, default=default,
+            [flag, f.name], type=param_type, default=default,
             show_default=default is not None, help=help_text,
         ))  # fmt: skip
     return options
+
+
+def _help(doc: str) -> str:
+    """A field's documentation as option help: a sentence (a first word such as chrF or v3
+    keeps its case)."""
+    first = doc.split(" ", 1)[0]
+    if first.isalpha() and first.islower():
+        doc = doc[:1].upper() + doc[1:]
+    return doc if doc.endswith(".") else f"{doc}."
 
 
 def settings_from(settings_class: type, values: dict, what: str) -> Any:
@@ -125,11 +166,18 @@ def settings_from(settings_class: type, values: dict, what: str) -> Any:
         if value is None:
             continue
         kind, element = _base_type(hints[name])
-        checked[name] = _sequence(value, element, option_name(name)) if kind is tuple else value
+        meta = fields[name].metadata
+        if meta["parse"] and isinstance(value, (list, tuple)):
+            value = meta["parse"](list(value))
+        elif kind is tuple:
+            if meta["repeat"] and isinstance(value, str):
+                value = (value,)
+            value = _sequence(value, element, _option(fields[name]))
+        checked[name] = value
     try:
         settings = settings_class(**checked)
         check_declared(settings)  # a class whose own checks leave it out is checked too
-    except (TypeError, ValueError, InputError) as err:
+    except (TypeError, ValueError) as err:  # a wrong type: say which command got it
         raise InputError(f"{what}: {err}") from None
     return settings
 
@@ -144,9 +192,9 @@ def check_declared(settings: Any) -> None:
             continue
         if meta["choices"] and value not in meta["choices"]:
             choices = ", ".join(map(repr, meta["choices"]))
-            raise InputError(f"{option_name(f.name)}: {value!r} is not one of {choices}")
+            raise InputError(f"{_option(f)}: {value!r} is not one of {choices}")
         if meta["minimum"] is not None and value < meta["minimum"]:
-            raise InputError(f"{option_name(f.name)} must be at least {meta['minimum']}")
+            raise InputError(f"{_option(f)} must be at least {meta['minimum']}")
 
 
 def _sequence(value: Any, element: type, option: str) -> tuple:

@@ -24,7 +24,6 @@ from functools import cached_property
 from importlib.resources import files
 from pathlib import Path
 
-import click
 from datasets import Features, List, Value
 
 from ..data.card import CardText, markdown_table
@@ -48,7 +47,6 @@ from ..grammar.morphology import (
 )
 from ..grammar.parser import Grammar
 from ..lexicons import load_toml
-from ..options import comma_words
 from ..registry import FAMILIES
 from ..settings import setting
 from ..ud.sources import sample_root
@@ -671,33 +669,3 @@ paper's Table 6 (animate nouns):
             task_categories=["fill-mask", "text-generation"],
             method_citation=CLAMS_CITATION,
         )
-
-    @classmethod
-    def cli_options(cls) -> list:
-        return [
-            click.option("--langs", help="Comma list (default: every language the grammars "
-                         "cover)."),
-            click.option("--grammar-dir", type=click.Path(),
-                         help="Folder of .avg grammars: one language's, or <lang>/ "
-                         "(<lang>_replication/) folders."),
-            click.option("--lang",
-                         help="The language of a --grammar-dir that holds .avg files itself."),
-            click.option("--ud-root", type=click.Path(),
-                         help="Check varied forms against these treebanks."),
-            click.option("--max-sentences", type=click.IntRange(min=1), default=MAX_SENTENCES,
-                         show_default=True,
-                         help="Refuse a construction that would expand to more sentences."),
-            click.option("--paper-grammars", is_flag=True,
-                         help="The paper's own grammars (de, fr, he, ru), fetched from the "
-                         "CLAMS repository at a pinned commit into the cache."),
-            click.option("--offline", is_flag=True,
-                         help="With --paper-grammars: use only the cache."),
-            click.option("--no-ambiguity-check", "ambiguity_check", flag_value=False,
-                         default=True, help="Keep pairs whose bad form agrees with the subject "
-                         "on some reading (the released evalsets keep them)."),
-        ]  # fmt: skip
-
-    @classmethod
-    def settings_from_cli(cls, values: dict) -> ClamsSettings:
-        langs = values.pop("langs")
-        return ClamsSettings(langs=comma_words(langs) if langs else None, **values)

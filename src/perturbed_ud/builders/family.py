@@ -4,8 +4,11 @@ A family is one module: a frozen settings dataclass whose fields say everything 
 the data, its `Features`, the conditions (splits) it writes, a row generator that writes
 rows by column name, and the statistics and card sections of what it wrote. Everything
 else (sources on disk, the atomic folder, worker processes, the Parquet writer, manifest,
-signature and card frame) belongs to the engine in :mod:`.engine`, and the command line
-builds its ``build <family>`` subcommand from the family's registration.
+signature and card frame) belongs to the engine in :mod:`.engine`. The options of a
+build are the settings fields themselves, plus those of `sources_class` where the inputs
+are named in other terms than the settings record (languages and folders that resolve to
+treebanks); ``perturbed_ud.build`` takes them as keywords and the command line's
+``build <family>`` offers them as options, both through `DatasetFamily.from_options`.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ import hashlib
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+import click
 from datasets import Features
 
 from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
 from ..errors import InputError
 from ..releases import parse_version
-from ..settings import setting
+from ..settings import command_options, documented_fields, option_name, setting, settings_from
 from ..version import __version__
 
 DEFAULT_VERSION = "1.0.0"
@@ -64,6 +68,11 @@ class DatasetFamily(ABC):
     # minimal_pair (good vs bad sentence), order_pair (original vs scrambled), rolling
     # (perplexity of `lm_eval_text`).
     lm_eval_tasks: ClassVar[tuple[str, ...]] = ()
+    # Options that name the inputs in a user's terms (a dataclass of `setting` fields), and
+    # the settings fields `resolve` makes of them, which are no options themselves.
+    sources_class: ClassVar[type | None] = None
+    resolved: ClassVar[tuple[str, ...]] = ()
+    renamed: ClassVar[dict[str, str]] = {}  # a former option name -> its current name
 
     def __init__(self, settings: Any):
         parse_version(settings.version)
@@ -109,15 +118,44 @@ class DatasetFamily(ABC):
         return []
 
     @classmethod
-    def cli_options(cls) -> list:
-        """The click options of ``build <name>``, besides those every build has (--out,
-        --overwrite, --version, --workers)."""
-        return []
+    def resolve(cls, sources: Any, values: dict) -> dict:
+        """The `resolved` settings fields (and any others the sources decide) from the
+        sources and the other option values."""
+        return {}
 
     @classmethod
-    def settings_from_cli(cls, values: dict) -> Any:
-        """The settings from the command line's option values (``version`` included)."""
-        return cls.settings_class(**values)
+    def options(cls) -> list[click.Option]:
+        """The options of a build: the sources', then the settings fields not `resolved`,
+        then the former spellings (hidden)."""
+        sources = command_options(cls.sources_class) if cls.sources_class else []
+        former = [
+            click.Option([option_name(old)], hidden=True, help=f"Former {option_name(new)}.")
+            for old, new in cls.renamed.items()
+        ]
+        return [*sources, *command_options(cls.settings_class, skip=cls.resolved), *former]
+
+    @classmethod
+    def from_options(cls, values: dict) -> DatasetFamily:
+        """The build of ``values`` (option name -> value; None or absent: the default),
+        as ``perturbed_ud.build`` takes them as keywords and the command line parses them:
+        comma lists or sequences, checked against each field's declaration."""
+        what = f"build {cls.name}"
+        values = {name: value for name, value in values.items() if value is not None}
+        for old, new in cls.renamed.items():
+            if old in values:
+                click.echo(f"warning: {option_name(old)} is deprecated: use "
+                           f"{option_name(new)}", err=True)  # fmt: skip
+                values[new] = values.pop(old)
+        sources_fields = documented_fields(cls.sources_class) if cls.sources_class else []
+        source_names = [f.name for f in sources_fields]
+        offered = {*source_names, *(o.name for o in cls.options())} - set(cls.renamed)
+        if unknown := sorted(set(values) - offered):
+            raise InputError(
+                f"{what} has no option {', '.join(unknown)}; it has: {', '.join(sorted(offered))}"
+            )
+        given = {name: values.pop(name) for name in source_names if name in values}
+        sources = settings_from(cls.sources_class, given, what) if cls.sources_class else None
+        return cls(settings_from(cls.settings_class, values | cls.resolve(sources, values), what))
 
     def signature(self, manifest: dict) -> str:
         """sacrebleu-style: the family and version, then every setting that shapes the data,

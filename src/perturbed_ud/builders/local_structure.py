@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 
-import click
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, in_words, treebank_sources, ud_citations
@@ -45,19 +44,12 @@ from ..perturb.local_structure_text import (
 from ..perturb.surface_rules import render_text
 from ..registry import FAMILIES
 from ..rng import KeyedDraws
-from ..settings import setting
+from ..settings import option_name, setting
 from ..ud.columns import SentenceColumns
 from ..ud.selection import Selection, sampled, select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, version_setting
-from .ud_family import (
-    UDSettings,
-    check_seeds,
-    selection_settings,
-    ud_manifest,
-    ud_source_options,
-    ud_source_settings,
-)
+from .family import check_settings, version_setting
+from .ud_family import TreebankSources, UDFamily, UDSettings, check_seeds, ud_manifest
 
 NAME = "local_structure"
 CHUNK_ITEMS = 1000  # items per Parquet row group; fixed, so output is deterministic
@@ -175,6 +167,20 @@ def _shown_rhos(rhos: dict) -> str:
     return shown or "paper"
 
 
+def parse_rhos(values: list[str]) -> dict[str, tuple[float, ...]]:
+    """``GRID=ρ,ρ,…`` options (``GRID=`` drops a grid) to grid -> ρ values."""
+    rhos = {}
+    for value in values:
+        key, sep, numbers = value.partition("=")
+        if not sep or key.strip() in rhos:
+            raise InputError(f"--rhos expects GRID=ρ,ρ,… once per grid, got {value!r}")
+        try:
+            rhos[key.strip()] = tuple(float(v) for v in comma_words(numbers))
+        except ValueError:
+            raise InputError(f"--rhos {value!r}: ρ values must be numbers") from None
+    return rhos
+
+
 @dataclass(frozen=True, kw_only=True)
 class LocalStructureSettings(UDSettings):
     """Everything that shapes a local_structure build: treebanks or a Hugging Face dataset,
@@ -182,8 +188,8 @@ class LocalStructureSettings(UDSettings):
 
     hf_dataset: str | None = setting(
         "a Hugging Face dataset (Hub id or folder, read by datasets.load_dataset) read instead "
-        "of treebanks; split is then its split. With hf_config and lang, it enters the "
-        "signature (with a digest of the texts read)",
+        "of treebanks (--hf-split names its split, --langs its one language); it enters the "
+        "signature with its configuration and a digest of the texts read",
         default=None,
     )
     hf_config: str | None = setting("the dataset's configuration", default=None)
@@ -194,7 +200,7 @@ class LocalStructureSettings(UDSettings):
         default=("text",),
     )
     units: tuple[str, ...] = setting(
-        "char and/or subword (default: both with a tokenizer, else char)",
+        "the units perturbed, char and/or subword (default: both with a tokenizer, else char)",
         signature="units",
         default=(),
     )
@@ -204,9 +210,11 @@ class LocalStructureSettings(UDSettings):
         default=None,
     )
     rhos: dict = setting(
-        "grid (e.g. char_phrase_shuffle) -> ρ values, replacing the paper's grid for it (an "
-        "empty tuple drops it); neighbour_flip_swap grids are built only from here",
+        "grid -> ρ values, replacing the paper's grid for it (an empty tuple drops it); "
+        "neighbour_flip_swap grids are built only from here. As an option GRID=ρ,ρ,… (GRID= "
+        f"drops it), GRID among {', '.join(grid_key(u, m) for u in UNITS for m in RHO_METHODS)}",
         signature="rhos",
+        parse=parse_rhos,
         shown=_shown_rhos,
         default_factory=dict,
     )
@@ -257,20 +265,6 @@ def _check_rhos(rhos: dict, units) -> None:
             raise InputError(f"ρ grid {key} is for a unit not built (units: {','.join(units)})")
         if any(not 0 <= rho <= 1 for rho in values) or len(set(values)) < len(values):
             raise InputError(f"{key}: ρ values must lie in [0, 1], each once: {list(values)}")
-
-
-def parse_rhos(values: list[str]) -> dict[str, tuple[float, ...]]:
-    """``GRID=ρ,ρ,…`` options (``GRID=`` drops a grid) to grid -> ρ values."""
-    rhos = {}
-    for value in values:
-        key, sep, numbers = value.partition("=")
-        if not sep or key.strip() in rhos:
-            raise InputError(f"--rhos expects GRID=ρ,ρ,… once per grid, got {value!r}")
-        try:
-            rhos[key.strip()] = tuple(float(v) for v in comma_words(numbers))
-        except ValueError:
-            raise InputError(f"--rhos {value!r}: ρ values must be numbers") from None
-    return rhos
 
 
 @cache
@@ -331,6 +325,18 @@ def kept_features(settings: LocalStructureSettings) -> dict:
     return {k: v for k, v in ds.features.items() if k not in settings.text_columns}
 
 
+@dataclass(frozen=True, kw_only=True)
+class LocalStructureSources(TreebankSources):
+    """Treebanks, or with --hf-dataset a Hugging Face dataset's split, whose one language
+    --langs names."""
+
+    hf_split: str = setting("with --hf-dataset: the dataset's split", default="test")
+
+
+# The options that name treebanks, refused with a Hugging Face dataset.
+TREEBANK_OPTIONS = ("files", "ud_root", "download", "treebank", "offline", "ud_release")
+
+
 @dataclass
 class Job:
     """One source: a treebank, or the Hugging Face dataset."""
@@ -353,7 +359,7 @@ def config_name(prefix: str, seed: int) -> str:
 
 
 @FAMILIES.register("local_structure.v1")
-class LocalStructure(DatasetFamily):
+class LocalStructure(UDFamily):
     """Local structure perturbations (Clouâtre et al. 2022): characters or subwords shuffled,
     phrase-shuffled or neighbour-flipped over a ρ grid, each row measured by chrF and IDC.
 
@@ -365,12 +371,26 @@ class LocalStructure(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = LocalStructureSettings
+    sources_class = LocalStructureSources
+    resolved = (*UDFamily.resolved, "lang")
     tasks = ("score", "classify")
     lm_eval_tasks = ("rolling",)
 
     @classmethod
     def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
         return tuple(manifest["parameters"]["text_columns"].split(","))  # the build's own
+
+    @classmethod
+    def resolve(cls, sources: LocalStructureSources, values: dict) -> dict:
+        if values.get("hf_dataset") is None:
+            return super().resolve(sources, values)
+        if given := [name for name in TREEBANK_OPTIONS if getattr(sources, name)]:
+            raise InputError(f"{option_name(given[0])} reads treebanks: leave it out with "
+                             "--hf-dataset")  # fmt: skip
+        if len(sources.langs) != 1:
+            raise InputError("with --hf-dataset, --langs names the one language of its texts")
+        return {"treebanks": (), "lang": sources.langs[0], "split": sources.hf_split,
+                "selection": sources.selection()}  # fmt: skip
 
     def __init__(self, settings: LocalStructureSettings):
         super().__init__(settings)
@@ -540,57 +560,6 @@ class LocalStructure(DatasetFamily):
             + (["universal-dependencies"] if treebanks else []),
             task_categories=["text-classification", "fill-mask"],
             method_citation=CLOUATRE_CITATION,
-        )
-
-    @classmethod
-    def cli_options(cls) -> list:
-        grids = ", ".join(grid_key(u, m) for u in UNITS for m in RHO_METHODS)
-        return [
-            *ud_source_options("en"),
-            click.option("--hf-dataset", help="A Hugging Face dataset (Hub id or folder) to "
-                         "perturb instead of treebanks; --langs then names its one language."),
-            click.option("--hf-config", help="The dataset's configuration."),
-            click.option("--hf-split", default="test", show_default=True,
-                         help="The dataset's split."),
-            click.option("--text-columns", default="text", show_default=True,
-                         help="With --hf-dataset: comma list of text columns, each perturbed "
-                         "on its own; other columns are kept."),
-            click.option("--units", help="Comma list of char, subword (default: both with "
-                         "--tokenizer, else char)."),
-            click.option("--tokenizer", help="Tokenizer (Hub id or folder) of the subword "
-                         "settings and compression rates."),
-            click.option("--rhos", "rhos", multiple=True,
-                         help=f"GRID=ρ,ρ,…: the ρ values of one grid ({grids}) instead of the "
-                         "paper's; GRID= drops it. Repeatable."),
-            click.option("--chrf-char-order", type=click.IntRange(min=1),
-                         default=DEFAULT_CHRF_CHAR_ORDER, show_default=True,
-                         help="chrF's character n-gram order (word order 0, β 2)."),
-        ]  # fmt: skip
-
-    @classmethod
-    def settings_from_cli(cls, values: dict) -> LocalStructureSettings:
-        hf_dataset, split = values.pop("hf_dataset"), values.pop("hf_split")
-        if hf_dataset is None:
-            source = ud_source_settings(values)
-        else:
-            treebank_options = ("files", "ud_root", "download", "treebanks", "offline",
-                                "ud_release")  # fmt: skip
-            if given := [o for o in treebank_options if values.pop(o)]:
-                option = given[0].replace("_", "-")
-                raise InputError(f"--{option} reads treebanks: leave it out with --hf-dataset")
-            langs = comma_words(values.pop("langs"))
-            if len(langs) != 1:
-                raise InputError("with --hf-dataset, --langs names the one language of its texts")
-            values.pop("split")
-            source = {"lang": langs[0], "split": split, **selection_settings(values)}
-        units = values.pop("units")
-        return LocalStructureSettings(
-            **source,
-            hf_dataset=hf_dataset,
-            text_columns=comma_words(values.pop("text_columns")),
-            units=comma_words(units) if units else (),
-            rhos=parse_rhos(list(values.pop("rhos"))),
-            **values,
         )
 
 

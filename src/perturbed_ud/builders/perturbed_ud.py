@@ -17,14 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
 
-import click
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
 from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import InputError
-from ..options import comma_words
 from ..perturb.lemma import lemmatize
 from ..perturb.plan import SentencePlan
 from ..perturb.spacing import render, space_after
@@ -35,8 +33,8 @@ from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, version_setting
-from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
+from .family import check_settings, version_setting
+from .ud_family import TreebankSources, UDFamily, UDSettings, langs_setting, ud_manifest
 
 SCRAMBLES = ("full", "part", "head")
 # Each scramble's name in the released per-item files and in the paper's figures.
@@ -291,6 +289,11 @@ class WordOrderSettings(UDSettings):
         object.__setattr__(self, "protocol", protocol.name)
 
 
+@dataclass(frozen=True, kw_only=True)
+class WordOrderSources(TreebankSources):
+    langs: tuple[str, ...] = langs_setting(("en", "de", "es", "ru", "zh"))
+
+
 @dataclass
 class Job:
     """A unit of work for one process: treebanks read in order, each for all ``seeds``."""
@@ -300,7 +303,7 @@ class Job:
 
 
 @FAMILIES.register("word_order.v2")
-class WordOrder(DatasetFamily):
+class WordOrder(UDFamily):
     """Word order × morphology: Orig / Full / Part / Head, each ± lemmas, per seed."""
 
     name = "perturbed-ud"
@@ -308,6 +311,8 @@ class WordOrder(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = WordOrderSettings
+    sources_class = WordOrderSources
+    renamed = {"families": "scrambles"}
     tasks = ("masked-word",)
     lm_eval_tasks = ("order_pair", "rolling")
 
@@ -486,29 +491,6 @@ config's magnitudes.
             f"without {', '.join(missing)} the {self.protocol.name} stream differs from the "
             "released run for the languages after them"
         ]
-
-    @classmethod
-    def cli_options(cls) -> list:
-        return [
-            *ud_source_options("en,de,es,ru,zh"),
-            click.option("--scrambles", default="full,part,head", show_default=True,
-                         help="Scrambles, among full, part, head."),
-            click.option("--families", hidden=True,
-                         help="The former spelling of --scrambles (deprecated)."),
-            click.option("--protocol", type=click.Choice(PROTOCOLS.names()), default="paper",
-                         help="paper (the paper's text) or lrec2026 (its released code)."),
-            click.option("--part-fraction", type=float, default=0.5, show_default=True),
-        ]  # fmt: skip
-
-    @classmethod
-    def settings_from_cli(cls, values: dict) -> WordOrderSettings:
-        scrambles, former = values.pop("scrambles"), values.pop("families")
-        if former is not None:
-            click.echo("warning: --families is deprecated: use --scrambles", err=True)
-            scrambles = former
-        return WordOrderSettings(
-            **ud_source_settings(values), scrambles=comma_words(scrambles), **values
-        )
 
 
 def _config_entries(stats: dict, scrambles: tuple[str, ...]) -> dict:

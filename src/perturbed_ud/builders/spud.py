@@ -16,7 +16,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, rate, treebank_sources, ud_citations
@@ -25,7 +24,6 @@ from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError, SourceError
 from ..files import file_sha256
 from ..lexicons import closed_class, closed_class_source, idiom_source, idioms
-from ..options import comma_words
 from ..perturb.inflection import FORMATS
 from ..perturb.nonce import DEFAULT_RULES, REASONS, RULES, NonceRules, build_pool, nonce_sentence
 from ..perturb.word_forms import inflector_for, lexicon_files
@@ -38,8 +36,8 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import DatasetFamily, check_settings, version_setting
-from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
+from .family import check_settings, version_setting
+from .ud_family import TreebankSources, UDFamily, UDSettings, langs_setting, ud_manifest
 
 NAME = "spud"
 PRETTY_NAME = "SPUD: nonce Universal Dependencies treebanks"
@@ -420,19 +418,25 @@ class SpudSettings(UDSettings):
 
     version: str = version_setting("3.2.0")  # 3.2: Arabic agreement, ordinals, noun genders
     rules: str = setting(
-        "v3: open-class words only, numerals and multiword expressions kept, valency in the "
-        "context; v2: every content word, as in the paper (see perturb/nonce.py)",
+        "which words are replaced: v3, open-class words only, numerals and multiword "
+        "expressions kept, valency in the context; v2, every content word, as in the paper "
+        "(see perturb/nonce.py)",
         signature="rules",
+        choices=tuple(RULES),
         default=DEFAULT_RULES.name,
     )
     pool_splits: tuple[str, ...] = setting(
         "the splits whose words supply replacement lemmas (those the treebank has); the "
-        "paper's test split by default, dev too to widen the pool",
+        "paper's test split by default; test,dev widens the pool",
         signature="pool_splits",
         default=POOL_SPLITS,
     )
     lexicons: dict = setting(
-        "language -> [(format or None, path)]: inflection lexicons tried after the UD files",
+        "LANG=[FORMAT:]PATH: an inflection lexicon tried after the UD files read, a UD "
+        "treebank (.conllu or a folder), UDLexicons (.conllul) or UniMorph (other files); "
+        "in Python also language -> [(format or None, path)]",
+        option="--lexicon",
+        parse=parse_lexicon_options,
         default_factory=dict,
     )
     pymorphy: bool = setting("Russian: inflect with pymorphy3 as well", default=True)
@@ -450,8 +454,13 @@ class SpudSettings(UDSettings):
             raise InputError(f"unknown rules {self.rules!r}; choose one of {', '.join(RULES)}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class SpudSources(TreebankSources):
+    langs: tuple[str, ...] = langs_setting(("en", "fr", "de", "ru", "ar"))
+
+
 @FAMILIES.register("nonce.spud.v3")
-class Spud(DatasetFamily):
+class Spud(UDFamily):
     """Nonce treebanks (SPUD): content words replaced by lemmas of the same syntactic context.
 
     A config per language and seed with splits orig and nonce, aligned by row.
@@ -462,6 +471,8 @@ class Spud(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = SpudSettings
+    sources_class = SpudSources
+    resolved = (*UDFamily.resolved, "fetched", "offline")
     tasks = ("score", "probe")
     lm_eval_tasks = ("rolling",)
 
@@ -573,36 +584,4 @@ a neighbour:
             tags=list(TAGS),
             task_categories=["fill-mask", "text-generation"],
             method_citation=SPUD_CITATION,
-        )
-
-    @classmethod
-    def cli_options(cls) -> list:
-        return [
-            *ud_source_options("en,fr,de,ru,ar"),
-            click.option("--pool-splits", default=",".join(POOL_SPLITS), show_default=True,
-                         help="Splits whose words supply the replacement lemmas (those the "
-                         "treebank has); test,dev widens the paper's pool."),
-            click.option("--lexicon", "lexicons", multiple=True,
-                         help="LANG=[FORMAT:]PATH: an inflection lexicon, tried after the UD "
-                         "files read: a UD treebank (.conllu or a folder), UDLexicons "
-                         "(.conllul) or UniMorph (other files)."),
-            click.option("--rules", type=click.Choice(list(RULES)), default=DEFAULT_RULES.name,
-                         show_default=True, help="v3: open-class words only, numerals and "
-                         "multiword expressions kept, valency in the context; v2: every "
-                         "content word, as the paper does."),
-            click.option("--no-pymorphy", is_flag=True,
-                         help="Russian: inflect from lexicons only."),
-        ]  # fmt: skip
-
-    @classmethod
-    def settings_from_cli(cls, values: dict) -> SpudSettings:
-        fetched, offline = values["download"], values["offline"]
-        return SpudSettings(
-            **ud_source_settings(values),
-            pool_splits=comma_words(values.pop("pool_splits")),
-            lexicons=parse_lexicon_options(list(values.pop("lexicons"))),
-            pymorphy=not values.pop("no_pymorphy"),
-            fetched=fetched,
-            offline=offline,
-            **values,
         )

@@ -13,7 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
@@ -21,7 +20,6 @@ from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError
 from ..files import file_sha256
-from ..options import comma_ints, comma_words
 from ..perturb.lamalfa2022 import RULES, fits_upos, released_copy, released_synonym
 from ..perturb.substitution import (
     METHODS,
@@ -41,8 +39,8 @@ from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import DatasetFamily, check_settings, version_setting
-from .ud_family import UDSettings, ud_manifest, ud_source_options, ud_source_settings
+from .family import check_settings, version_setting
+from .ud_family import UDFamily, UDSettings, ud_manifest
 
 NAME = "substitution"
 PROTOCOLS = ("paper", "lamalfa2022")
@@ -113,6 +111,7 @@ class SubstitutionSettings(UDSettings):
     taus: tuple[int, ...] = setting(
         "words replaced per copy (τ): each gives its own configs",
         signature="tau",
+        option="--tau",
         default=(1, 5, 10),
     )
     copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10)
@@ -120,12 +119,14 @@ class SubstitutionSettings(UDSettings):
         "paper (the paper's text: exactly τ content words, same UPOS and FEATS) or lamalfa2022 "
         "(the released code's rule, see perturb/lamalfa2022.py)",
         signature="protocol",
+        choices=PROTOCOLS,
         default="paper",
     )
     wordnet_rule: str | None = setting(
         "lamalfa2022: which part of speech's synsets give the new word, among the form's "
         "first 10 synsets: mode (the most common, the released script's default) or "
         "least-common (that of the released logs); default mode. Enters the signature",
+        choices=RULES,
         default=None,
     )
     wordnet: str | None = setting(
@@ -245,7 +246,7 @@ def _rows(originals, code, lang, copy, results=None) -> dict:
 
 
 @FAMILIES.register("substitution.copos.v2")
-class Substitution(DatasetFamily):
+class Substitution(UDFamily):
     """Syntax-preserving substitutions (La Malfa et al. 2022): τ words per copy replaced by
     words of the same UPOS and FEATS, k copies per sentence.
 
@@ -419,46 +420,6 @@ model's input; `in_multiword_token`; `fixed_expression`):
             tags=["universal-dependencies", "syntax", "perturbation", "substitution"],
             task_categories=["fill-mask", "text-generation"],
             method_citation=LA_MALFA_CITATION,
-        )
-
-    @classmethod
-    def cli_options(cls) -> list:
-        return [
-            *ud_source_options("en"),
-            click.option("--methods", default="copos_wordnet", show_default=True,
-                         help=f"Comma list of {', '.join(METHODS)}."),
-            click.option("--tau", "taus", default="1,5,10", show_default=True,
-                         help="Words replaced per copy, comma list."),
-            click.option("--copies", type=click.IntRange(min=1), default=10, show_default=True,
-                         help="Perturbed copies per sentence (k)."),
-            click.option("--wordnet", type=click.Path(),
-                         help="nltk data folder with corpora/wordnet.zip and omw-1.4.zip."),
-            click.option("--protocol", type=click.Choice(PROTOCOLS), default="paper",
-                         show_default=True, help="paper, or lamalfa2022: the released code's "
-                         "rule (τ a maximum, any word, no POS check or inflection)."),
-            click.option("--wordnet-rule", type=click.Choice(RULES),
-                         help="lamalfa2022: the part of speech whose synsets give the new "
-                         "word, the most common among the form's first 10 synsets (mode, the "
-                         "released default) or the least common (as in the released logs)."),
-            click.option("--no-pymorphy", is_flag=True, help="Russian: lexicons only."),
-            click.option("--model", help="coco: the masked LM (Hub id or folder)."),
-            click.option("--revision", help="coco: the model's Hub revision."),
-            click.option("--beam", type=click.IntRange(min=1), default=8, show_default=True,
-                         help="coco: beams kept while a word's pieces are rebuilt."),
-            click.option("--device", help="coco: cpu, cuda, cuda:1 … (default: cuda when "
-                         "present)."),
-            click.option("--max-tokens", type=click.IntRange(min=1), default=16384,
-                         show_default=True, help="coco: rows × padded length per batch."),
-        ]  # fmt: skip
-
-    @classmethod
-    def settings_from_cli(cls, values: dict) -> SubstitutionSettings:
-        return SubstitutionSettings(
-            **ud_source_settings(values),
-            methods=comma_words(values.pop("methods")),
-            taus=comma_ints(values.pop("taus")),
-            pymorphy=not values.pop("no_pymorphy"),
-            **values,
         )
 
 

@@ -1,19 +1,18 @@
-"""What every family built from UD treebanks shares: settings fields, command-line options
-for the treebank sources, and the manifest entries that record what was read."""
+"""What every family built from UD treebanks shares: settings fields, the options that name
+treebanks and sentences, and the manifest entries that record what was read."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import click
+from pathlib import Path
+from typing import Any, ClassVar
 
 from ..errors import InputError
-from ..options import comma_ints, comma_words
-from ..settings import setting
+from ..settings import field_default, setting
 from ..ud.selection import Selection
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import UD_RELEASE, Treebank, parse_treebank_overrides, resolve
-from .family import check_settings, version_setting
+from .family import DatasetFamily, check_settings, version_setting
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,53 +71,64 @@ def ud_manifest(settings) -> dict:
     }
 
 
-def ud_source_options(default_langs: str) -> list:
-    """Where treebanks come from, which sentences, which seeds: the options of every
-    UD-based build."""
-    return [
-        click.option("--langs", default=default_langs, show_default=True, help="Comma list."),
-        click.option("--files", multiple=True, type=click.Path(), help="Explicit CoNLL-U files."),
-        click.option("--ud-root", type=click.Path(), help="Folder of UD_* treebank folders."),
-        click.option("--download", is_flag=True,
-                     help="Fetch the paper's treebanks (en EWT, de GSD, es AnCora, ru SynTagRus, "
-                     f"zh GSD, tr IMST, …) from UD's GitHub at {UD_RELEASE}. Default source: "
-                     "the PUD sample shipped with perturbed-ud."),
-        click.option("--treebank", "treebanks", multiple=True, help="LANG=UD_Name override."),
-        click.option("--split", default="test", show_default=True, help="train, dev or test."),
-        click.option("--limit", type=int, help="Only the first N sentences of each treebank."),
-        click.option("--sample", type=int, help="A seeded sample of N sentences per treebank."),
-        click.option("--sample-seed", type=int, default=0, show_default=True),
-        click.option("--offline", is_flag=True, help="With --download: only the cache."),
-        click.option("--ud-release", help="UD release of local files, e.g. r2.16 (default: "
-                     "from the release folder name or the README changelog)."),
-        click.option("--seeds", default="1,2,3", show_default=True,
-                     help="Comma-separated integers."),
-    ]  # fmt: skip
+def langs_setting(default: tuple[str, ...]) -> Any:
+    """The languages read, with a family's default."""
+    return setting("the languages read (ISO codes)", default=default)
 
 
-def ud_source_settings(values: dict) -> dict:
-    """The settings named by `ud_source_options` (consumed from ``values``): the treebanks,
-    resolved (and downloaded) now, the split, the sentence selection and the seeds."""
-    split = values.pop("split")
-    treebanks = resolve(
-        comma_words(values.pop("langs")),
-        split=split,
-        files=list(values.pop("files")),
-        ud_root=values.pop("ud_root"),
-        overrides=parse_treebank_overrides(list(values.pop("treebanks"))),
-        fetch=values.pop("download"),
-        offline=values.pop("offline"),
-        ud_release=values.pop("ud_release"),
+@dataclass(frozen=True, kw_only=True)
+class TreebankSources:
+    """Which treebanks and sentences a UD-based build reads, as a user names them: languages
+    and where their treebanks are. `UDFamily.resolve` finds (and fetches) the treebanks;
+    the settings record them, each with its files and release."""
+
+    langs: tuple[str, ...] = langs_setting(("en",))
+    files: tuple[str, ...] = setting("explicit CoNLL-U files", repeat=True, default=())
+    ud_root: str | Path | None = setting("a folder of UD_* treebank folders", default=None)
+    download: bool = setting(
+        "fetch the paper's treebanks (en EWT, de GSD, es AnCora, ru SynTagRus, zh GSD, tr "
+        f"IMST, …) from UD's GitHub at {UD_RELEASE}. Default source: the PUD sample shipped "
+        "with perturbed-ud",
+        default=False,
     )
-    return {"treebanks": treebanks, "split": split, **selection_settings(values)}
-
-
-def selection_settings(values: dict) -> dict:
-    """The sentence selection and the seeds named by `ud_source_options` (consumed from
-    ``values``), for a family that reads its sentences from elsewhere as well."""
-    selection = Selection(
-        limit=values.pop("limit"),
-        sample=values.pop("sample"),
-        sample_seed=values.pop("sample_seed"),
+    treebank: tuple[str, ...] = setting(
+        "LANG=UD_Name: the treebank read for a language", repeat=True, default=()
     )
-    return {"selection": selection, "seeds": comma_ints(values.pop("seeds"))}
+    limit: int | None = setting("only the first N sentences of each treebank", default=None)
+    sample: int | None = setting("a seeded sample of N sentences per treebank", default=None)
+    sample_seed: int = setting("the seed of --sample", default=0)
+    offline: bool = setting("with --download: only the cache", default=False)
+    ud_release: str | None = setting(
+        "the UD release of local files, e.g. r2.16 (default: from the release folder name or "
+        "the README changelog)",
+        default=None,
+    )
+
+    def selection(self) -> Selection:
+        return Selection(limit=self.limit, sample=self.sample, sample_seed=self.sample_seed)
+
+    def treebanks(self, split: str) -> list[Treebank]:
+        """The treebanks named, resolved (and downloaded) now."""
+        return resolve(
+            list(self.langs),
+            split=split,
+            files=list(self.files),
+            ud_root=self.ud_root,
+            overrides=parse_treebank_overrides(list(self.treebank)),
+            fetch=self.download,
+            offline=self.offline,
+            ud_release=self.ud_release,
+        )
+
+
+class UDFamily(DatasetFamily):
+    """A family built from UD treebanks: its options name languages and folders
+    (`TreebankSources`), which resolve into the settings' treebanks and selection."""
+
+    sources_class: ClassVar[type] = TreebankSources
+    resolved: ClassVar[tuple[str, ...]] = ("treebanks", "selection")
+
+    @classmethod
+    def resolve(cls, sources: TreebankSources, values: dict) -> dict:
+        split = values.get("split", field_default(cls.settings_class, "split"))
+        return {"treebanks": sources.treebanks(split), "selection": sources.selection()}
