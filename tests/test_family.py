@@ -50,9 +50,16 @@ class Reversal(DatasetFamily):
     name = "toy-reversal"
     pretty_name = "Toy reversals"
     description = "Each sentence as given (`orig`) and with its words reversed (`reversed`).\n"
-    features = Features({"sent_id": Value("string"), "words": List(Value("string"))})
+    features = Features(
+        {"sent_id": Value("string"), "words": List(Value("string")), "text": Value("string")}
+    )
     settings_class = ReversalSettings
     splits = ("orig", "reversed")
+    lm_eval_tasks = ("rolling",)  # the perplexity of each split's text
+
+    @classmethod
+    def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
+        return ("text",)
 
     def conditions(self) -> list[str]:
         return list(self.splits)
@@ -64,8 +71,8 @@ class Reversal(DatasetFamily):
         rows = {split: [] for split in self.splits}
         for i, sentence in job:
             words = sentence.split()
-            rows["orig"].append({"sent_id": str(i), "words": words})
-            rows["reversed"].append({"sent_id": str(i), "words": words[::-1]})
+            for split, order in (("orig", words), ("reversed", words[::-1])):
+                rows[split].append({"sent_id": str(i), "words": order, "text": " ".join(order)})
         for split, split_rows in rows.items():
             writer.write("default", split, rows_table(split_rows, self.features))
         return {split: len(split_rows) for split, split_rows in rows.items()}
@@ -122,6 +129,12 @@ def test_a_family_defined_here_builds_through_the_cli_and_the_api(tmp_path):
     api = build("toy.reversal.v1", tmp_path / "api", sentences=SENTENCES, version="2.1.0")
     assert parquet_bytes(api) == parquet_bytes(folder)
     assert json.loads((api / "build.json").read_text(encoding="utf-8")) == manifest
+
+    tasks = cli("lm-eval-tasks", folder, "--out", tmp_path / "tasks")
+    assert tasks.exit_code == 0, tasks.output
+    written = sorted(p.name for p in (tmp_path / "tasks" / "toy_reversal").glob("*.yaml"))
+    assert written == ["toy_reversal.yaml", "toy_reversal_default_orig_ppl.yaml",
+                       "toy_reversal_default_reversed_ppl.yaml"]  # fmt: skip
 
 
 def test_the_cli_lists_the_family_with_its_own_options_and_release_files(tmp_path):
