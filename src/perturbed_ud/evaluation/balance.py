@@ -25,7 +25,7 @@ from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter, read_build_manifest, split_files
 from ..errors import InputError
 from ..lm.masking import span_problem, target_pieces
-from ..registry import FAMILIES
+from ..registry import manifest_family
 from .datasets_io import require_columns
 
 # What balancing reads: the items of `evaluate masked-word`.
@@ -74,7 +74,12 @@ class Balanced(DatasetFamily):
         keys = ("dataset", "pretty_name", "version", "signature", "configs")
         self.built = read_build_manifest(self.source, keys, InputError)
         self.name = self.built["dataset"]
-        self.source_family = FAMILIES.get(self.name)
+        self.source_family = manifest_family(self.built, self.source)
+        if self.source_family is None:
+            raise InputError(
+                f"{self.source} is a {self.name} dataset ({self.built.get('family')}), of a "
+                "family not installed here: install it to balance its datasets"
+            )
         self.registered_name = self.source_family.registered_name
         self.pretty_name = self.built["pretty_name"]
         self.description = (
