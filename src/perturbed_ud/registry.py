@@ -103,3 +103,31 @@ RULE_SETS = Registry("language rule set", "perturbed_ud.rule_sets")
 PROTOCOLS = Registry("protocol", "perturbed_ud.protocols")
 FAMILIES = Registry("dataset family", "perturbed_ud.families")
 TASKS = Registry("evaluation task", "perturbed_ud.tasks")
+
+
+def manifest_family(manifest: dict, folder) -> type | None:
+    """The family that reads the ``build.json`` of the dataset ``folder``: the one registered
+    under the versioned name it records (``family``) for its dataset (``dataset``, the short
+    name), so a family kept registered in an older version still reads that version's datasets.
+
+    None when not even the dataset's short name is registered here (a family of a package not
+    installed), which each reader treats as data from elsewhere. A dataset built by another
+    version of a family registered here is an `InputError` naming the version found, the one
+    this toolkit builds and the toolkit that built it: a family's card, tasks and lm-eval tasks
+    read its own version's manifests only. The dataset version alone decides nothing, since
+    ``--version`` labels a release freely (a 1.0.0 built by ``word_order.v2``); a changed
+    behaviour is a new versioned name.
+    """
+    family = FAMILIES.find(manifest.get("family", ""))
+    if family is not None and family.name == manifest.get("dataset"):
+        return family
+    current = FAMILIES.find(manifest.get("dataset", ""))
+    if current is None:
+        return None
+    toolkit = manifest.get("toolkit_version", "?")
+    raise InputError(
+        f"{folder} was built by {manifest['dataset']} {manifest.get('version')} "
+        f"({manifest.get('family', 'unnamed')}, perturbed-ud {toolkit}); this perturbed-ud builds "
+        f"{current.name} {current.settings_class.version} ({current.registered_name}): "
+        f"rebuild it, or install perturbed-ud=={toolkit} to read it"
+    )

@@ -3,7 +3,8 @@
 A family's jobs run in order or in spawned worker processes; each job writes its own
 configs through its own Parquet writer, so 1 or N workers give the same bytes. The engine
 then assembles the manifest (names, version, signature, content hash, the family's entries)
-and writes the card.
+and writes the card. A dataset derived from a built one (a balanced subset) is such a family
+too, written by `write_dataset` into the folder its user names.
 """
 
 from __future__ import annotations
@@ -44,15 +45,27 @@ def build(
         family = cls(cls.settings_class(**settings))
     elif settings:
         raise TypeError("settings go either into the family instance or into build(), not both")
+    return write_dataset(family, Path(out) / family.name, overwrite=overwrite, workers=workers)
+
+
+def write_dataset(
+    family: DatasetFamily, final: Path, *, overwrite: bool = False, workers: int = 1
+) -> Path:
+    """Run ``family``'s jobs into the dataset folder ``final`` and return it.
+
+    `build` names the folder after the family; a family derived from a built dataset (the
+    balanced subset of `perturbed-ud balance`) is written where its user asks, so it comes here
+    directly and its folder, writer, manifest frame and card are those of every build.
+    """
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
-    final = Path(out) / family.name
+    final = Path(final)
     with atomic_folder(final, overwrite=overwrite) as root:
         jobs = family.jobs()
         results = []
         console = Console(stderr=True)  # a bar on a terminal only: logs get no blank line
         with Progress(transient=True, console=console, disable=not console.is_terminal) as progress:
-            task = progress.add_task(f"building {family.name}", total=len(jobs))
+            task = progress.add_task(f"building {final.name}", total=len(jobs))
             for result in _run(family, jobs, root, workers):
                 results.append(result)
                 progress.advance(task)
@@ -61,7 +74,7 @@ def build(
             raise InputError(family.why_empty(results))
         _check_conditions(family, entries["configs"])
         signature = family.signature(entries)
-        manifest = {
+        frame = {
             "dataset": family.name,
             "family": family.registered_name,
             "pretty_name": family.pretty_name,
@@ -70,8 +83,10 @@ def build(
             "signature": signature,
             "config_id": config_id(signature),
             "content_sha256": content_hash(root),
-            **entries,
         }
+        # The frame is the engine's alone: a family derived from a built dataset passes on
+        # the source's manifest, whose frame this one replaces.
+        manifest = frame | {key: value for key, value in entries.items() if key not in frame}
         write_card(root, manifest, family.description, family.card_text(manifest))
     return final
 

@@ -35,7 +35,7 @@ import yaml
 
 from ..errors import InputError
 from ..files import write_text
-from ..registry import FAMILIES
+from ..registry import FAMILIES, manifest_family
 from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
 
 PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
@@ -64,9 +64,10 @@ def task_name(*parts: str) -> str:
 
 def read_manifest(folder: Path) -> dict:
     """``build.json`` of a dataset folder built here, checked against the folder's Parquet
-    files: the tasks are pinned to its version and content."""
+    files (the tasks are pinned to its version and content) and read by the version of its
+    family that built it (`manifest_family`), which the tasks below ask for by name."""
     manifest = read_build_manifest(folder, MANIFEST_KEYS, InputError)
-    family = FAMILIES.find(manifest["dataset"])
+    family = manifest_family(manifest, folder)
     if family is None or not family.lm_eval_tasks:
         offered = [f for f in FAMILIES.short_names() if FAMILIES.get(f).lm_eval_tasks]
         raise InputError(
@@ -102,7 +103,7 @@ def source(folder: Path, manifest: dict, hub_id: str | None, revision: str | Non
 
 
 def rolling_columns(manifest: dict) -> tuple[str, ...]:
-    return FAMILIES.get(manifest["dataset"]).lm_eval_text(manifest)
+    return FAMILIES.get(manifest["family"]).lm_eval_text(manifest)
 
 
 def _splits(manifest: dict):
@@ -212,7 +213,7 @@ def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
 
 def family_tasks(manifest: dict, group: str, data: dict) -> dict[str, list[dict]]:
     """The tasks of each kind that the dataset's family has."""
-    kinds = FAMILIES.get(manifest["dataset"]).lm_eval_tasks
+    kinds = FAMILIES.get(manifest["family"]).lm_eval_tasks
     return {
         "minimal_pair": minimal_pair_tasks(manifest, group) if "minimal_pair" in kinds else [],
         "order_pair": order_pair_tasks(manifest, group, data) if "order_pair" in kinds else [],

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from ..registry import FAMILIES
+from ..registry import manifest_family
 from .task import tasks_of_family
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
@@ -60,16 +60,17 @@ def local_manifest(dataset: str) -> dict | None:
 
 
 def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:
-    """Refuse a dataset built for another task, naming its family and the task it fits."""
+    """Refuse a dataset built for another task, naming its family and the task it fits, or
+    built by another version of its family (`manifest_family`)."""
     if manifest is None:
         return
-    family = manifest.get("dataset")
-    if FAMILIES.find(family) is None:  # built by a family not installed here
+    family = manifest_family(manifest, dataset)
+    if family is None:  # built by a family not installed here
         return
-    fits = tasks_of_family(family)
+    fits = tasks_of_family(family.name)
     if task not in fits:
         raise InputError(
-            f"{dataset} is a {family} dataset ({manifest.get('family')}): "
+            f"{dataset} is a {family.name} dataset ({family.registered_name}): "
             f"`evaluate {task}` does not read it; use "
             + " or ".join(f"`evaluate {t}`" for t in fits)
         )

@@ -36,6 +36,7 @@ from ..data.writer import split_files
 from ..errors import InputError, OutputExistsError
 from ..files import file_sha256, open_output, output_folder, write_text
 from ..perturb.surface_rules import space_after, surface_tokens, token_gaps
+from ..registry import manifest_family
 from ..rng import stable_key
 from ..ud.columns import FEATURES, SentenceColumns
 from ..version import __version__
@@ -144,6 +145,7 @@ def spud_manifest(dataset: str) -> dict:
             f"{dataset} is a {manifest.get('dataset')} dataset ({manifest.get('family')}): "
             "review reads spud builds, whose rows pair original and nonce sentences"
         )
+    manifest_family(manifest, dataset)  # refuses another version of spud
     return manifest
 
 
