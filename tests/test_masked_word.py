@@ -183,6 +183,12 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
             assert 1 <= len(span) <= 2
     dropped = manifest["configs"][config]["row_drops"]
     assert any(k.startswith("balance:") for k in dropped)
+    released = balance_dataset(dataset, str(tiny_xlmr), tmp_path / "released",
+                               max_span_pieces=2, scoring="lrec2026")  # fmt: skip
+    other = json.loads((released / "build.json").read_text())
+    assert manifest["signature"].endswith(":cap2:paper")  # the scoring decides what is kept
+    assert other["signature"].endswith(":cap2:lrec2026")
+    assert other["config_id"] != manifest["config_id"]
 
 
 @pytest.mark.subprocess

@@ -154,9 +154,8 @@ class Balanced(DatasetFamily):
 
     def signature(self, manifest: dict) -> str:
         s = self.settings
-        return (
-            f"{self.built['signature']}|balanced:{s.tokenizer}@{s.revision}:cap{s.max_span_pieces}"
-        )
+        balance = f"{s.tokenizer}@{s.revision}:cap{s.max_span_pieces}:{s.scoring}"
+        return f"{self.built['signature']}|balanced:{balance}"
 
     def card_text(self, manifest: dict) -> CardText:
         """The source family's sections, rendered from the subset's manifest."""
