@@ -57,7 +57,13 @@ from .probe_metrics import (
 from .probes import PROBES, Gold, ProbeData, Training, predictions, train_probe
 from .runner import evaluation, finish, records, run_header, say, start_run
 from .sentence_scores import KindSettings
-from .stats import BOOTSTRAP_SEED, bootstrap_name, percentile_interval, resampled_counts
+from .stats import (
+    BOOTSTRAP_SEED,
+    bootstrap_name,
+    percentile_interval,
+    resampled_counts,
+    worst_copy,
+)
 from .summary import markdown_table, write_table
 from .task import EvaluationTask
 from .trees import UPOS_TAGS
@@ -350,15 +356,6 @@ def score_split(probe, name, data: ProbeData, sentences: Sentences, settings, de
     }
 
 
-def worst_copies(copies: list[pd.DataFrame], metric: str, metrics: MetricSet) -> pd.DataFrame:
-    """Per sentence, the copy on which ``metric`` is lowest (Alg. 2's worst case)."""
-    values = np.stack([sentence_values(c, metric, metrics) for c in copies])  # copies × sentences
-    values = np.where(np.isnan(values), np.inf, values)
-    choice = values.argmin(axis=0)
-    stacked = np.stack([c.to_numpy() for c in copies])
-    return pd.DataFrame(stacked[choice, np.arange(len(choice))], columns=copies[0].columns)
-
-
 def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.DataFrame:
     """Per config, layer and metric: original, perturbed (worst copy) and drop, each the
     mean over probe seeds, with a bootstrap interval over sentences and the seed spread."""
@@ -384,8 +381,10 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
             point, draws = {"original": [], "perturbed": []}, {"original": [], "perturbed": []}
             for seed in seeds:
                 original = by[seed, "orig"].loc[common]
-                copies = [by[seed, split].loc[common] for split in splits]
-                perturbed = worst_copies(copies, metric, metrics) if len(copies) > 1 else copies[0]
+                copies = pd.concat([by[seed, split].loc[common] for split in splits])
+                copies = copies.reset_index()  # one row per sentence and copy
+                values = pd.Series(sentence_values(copies, metric, metrics))
+                perturbed = copies.loc[worst_copy(values, copies["sent_id"])]
                 for side, frame in (("original", original), ("perturbed", perturbed)):
                     point[side].append(aggregate(frame, metrics=metrics)[metric])
                     draws[side].append(aggregate(frame, counts, metrics)[metric])
