@@ -21,6 +21,7 @@ from perturbed_ud.evaluation.stats import (
     paired_bootstrap,
     seed_mean_ci,
     wilson_interval,
+    worst_copy,
 )
 from perturbed_ud.evaluation.summary import balance_items, summarize_items, write_table
 
@@ -280,6 +281,13 @@ def test_paired_bootstrap_pairs_by_sentence_not_by_row_order():
 
 
 # --- across seeds ----------------------------------------------------------------------------
+
+
+def test_the_worst_copy_is_the_lowest_or_highest_and_undefined_only_when_every_copy_is():
+    values = pd.Series([0.5, np.nan, 0.2, np.nan, np.nan, 0.7, 0.7])
+    sentence = pd.Series(["a", "a", "a", "b", "b", "c", "c"])
+    assert worst_copy(values, sentence).to_dict() == {"a": 2, "b": 3, "c": 5}
+    assert worst_copy(values, sentence, highest=True).to_dict() == {"a": 0, "b": 3, "c": 5}
 
 
 def test_seed_mean_ci_uses_t_and_clips_to_the_possible_range():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter, deque
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -190,13 +191,17 @@ def test_a_trained_depprobe_learns_relations_and_lowers_its_held_out_loss(vector
     )
 
 
-def probe_run(dataset, model, out, *args):
-    result = CliRunner().invoke(
+def probe_command(dataset, model, out, *args):
+    return CliRunner().invoke(
         main, ["evaluate", "probe", "--dataset", str(dataset), "--model", str(model),
                "--ud-root", str(UD_ROOT), "--train-split", "dev", "--dev-split", "dev",
                "--epochs", "3", "--probe-seeds", "1,2", "--resamples", "200",
                "--out", str(out), *map(str, args)],
     )  # fmt: skip
+
+
+def probe_run(dataset, model, out, *args):
+    result = probe_command(dataset, model, out, *args)
     assert result.exit_code == 0, result.output
     return json.loads((out / "results.json").read_text())
 
@@ -236,6 +241,69 @@ def test_probe_runs_on_a_spud_build_original_against_nonce(spud, tmp_path, tiny_
         ("disconnected", "disconnected_by_cut", "disconnected_by_word1_head",
          "edges_lost_to_cut", "edges_lost_to_word1_head"), 0)  # fmt: skip
     assert {t["probe_seed"] for t in results["metrics"]["training"]} == {1, 2}
+
+
+def test_a_killed_probe_run_resumes_from_its_probes_and_chunks_and_writes_files_whole(
+    spud, tmp_path, tiny_bert, monkeypatch
+):
+    """As the other tasks: an interrupted run keeps its trained probes and finished chunks;
+    the same command trains nothing again, scores only the chunks left and writes what an
+    uninterrupted run writes. Every file a run leaves was renamed into place whole, but the
+    word vectors, a cache complete once its key.json is. A run resumes only on the
+    treebank files its probes trained on."""
+    import os
+    import shutil
+
+    import perturbed_ud.evaluation.probing as probing
+    import perturbed_ud.evaluation.runner as runner
+
+    args = ("--layers", "-1", "--probes", "pos,root", "--probe-seeds", "1")
+    whole = probe_run(spud, tiny_bert, tmp_path / "whole", *args)
+    real_chunk, chunks = runner._score_chunk, []
+
+    def interrupted_on_the_second_chunk(*chunk):
+        chunks.append(chunk)
+        if len(chunks) == 2:
+            raise KeyboardInterrupt
+        return real_chunk(*chunk)
+
+    real_replace, renamed = os.replace, set()
+
+    def replace(source, target):
+        renamed.add(Path(target))
+        return real_replace(source, target)
+
+    monkeypatch.setattr(runner, "_score_chunk", interrupted_on_the_second_chunk)
+    monkeypatch.setattr(os, "replace", replace)
+    run = tmp_path / "run"
+    result = probe_command(spud, tiny_bert, run, *args)
+    assert result.exit_code == 1 and not (run / "results.json").exists()
+    assert f"interrupted: 1 of 2 chunks are kept in {run}" in result.stderr
+    assert len(list((run / "chunks" / "probes").rglob("*.pt"))) == 2
+
+    def trained_again(*args):
+        pytest.fail("a probe the interrupted run kept was trained again")
+
+    monkeypatch.setattr(probing, "train_probe", trained_again)
+    result = probe_command(spud, tiny_bert, run, *args)
+    assert result.exit_code == 0, result.output
+    assert f"resuming {run}: 1 of 2 chunks done, 1 to score" in result.stderr
+    assert len(chunks) == 3
+    resumed = json.loads((run / "results.json").read_text())
+    assert resumed["metrics"] == whole["metrics"]
+    for name in ("probe_summary.csv", "probe_gold_graphs.csv", "probe_sentences.parquet"):
+        assert (run / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    vectors = run / "vectors"
+    left = {p for p in run.rglob("*") if p.is_file()
+            and (vectors not in p.parents or p.name == "key.json")}  # fmt: skip
+    assert left and left <= renamed, sorted(map(str, left - renamed))
+
+    ud_root = tmp_path / "ud"
+    shutil.copytree(UD_ROOT / "UD_English-EWT", ud_root / "UD_English-EWT")
+    dev = ud_root / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
+    dev.write_text(dev.read_text().split("\n\n", 1)[1])  # one training sentence less
+    result = probe_command(spud, tiny_bert, run, *args, "--ud-root", ud_root)
+    assert result.exit_code == 1 and "holds a run with other settings or data" in result.output
 
 
 def test_probe_takes_the_worst_of_k_substitution_copies(tmp_path, tiny_bert):

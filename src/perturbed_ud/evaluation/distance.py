@@ -28,6 +28,7 @@ from ..registry import TASKS
 from .plots import plot_distances
 from .runner import Task, evaluation, finish, records, run_task
 from .sentence_scores import KindSettings
+from .stats import worst_copy
 from .summary import write_table
 from .task import EvaluationTask
 
@@ -89,9 +90,13 @@ def worst_copies(scored: pd.DataFrame) -> pd.DataFrame:
     config = scored["split_key"].str.split("/").str[0]
     long = scored.assign(config=config, layer=scored["l2"].map(lambda v: list(range(len(v)))))
     long = long[["config", "sent_id", "layer", *MEASURES]].explode(["layer", *MEASURES])
-    long = long.astype({"layer": int} | {m: float for m in MEASURES})
-    worst = {m: ("max" if m.startswith("l2") else "min") for m in MEASURES}
-    return long.groupby(["config", "sent_id", "layer"], sort=True).agg(worst).reset_index()
+    long = long.astype({"layer": int} | {m: float for m in MEASURES}).reset_index(drop=True)
+    sentence = [long["config"], long["sent_id"], long["layer"]]
+    worst = {}
+    for m in MEASURES:
+        rows = worst_copy(long[m], sentence, highest=m.startswith("l2"))
+        worst[m] = long.loc[rows, m].set_axis(rows.index)
+    return pd.DataFrame(worst).reset_index()
 
 
 def distance_summary(worst: pd.DataFrame, model_name: str) -> pd.DataFrame:

@@ -20,11 +20,13 @@ order of the batches.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
+from ..files import atomic_path, output_folder
 from .trees import BASE_RELATIONS, UPOS_TAGS, base_relation, root_word, tree_distances
 
 PROBES = ("distance", "depth", "pos", "root", "depprobe")
@@ -274,6 +276,22 @@ def train_probe(
     probe.load_state_dict(best_state)
     probe.eval()
     return probe, {"epochs": epochs, "best_epoch": best_epoch, "dev_loss": best}
+
+
+def save_probe(path: Path, probe: nn.Module, record: dict) -> None:
+    """A trained probe's weights and its training record, written whole or not at all."""
+    output_folder(path.parent)
+    with atomic_path(path) as tmp:
+        torch.save({"weights": probe.state_dict(), "training": record}, tmp)
+
+
+def load_probe(path: Path, name: str, hidden: int, rank: int, device) -> tuple[nn.Module, dict]:
+    """The probe `save_probe` wrote, ready to predict, and its training record."""
+    saved = torch.load(path, map_location=device, weights_only=True)
+    with torch.device("meta"):  # no initial weights: the saved ones replace them
+        probe = PROBE_CLASSES[name](hidden, rank)
+    probe.load_state_dict(saved["weights"], assign=True)
+    return probe.eval(), saved["training"]
 
 
 def predictions(probe: nn.Module, data: ProbeData, batch_size: int, device):

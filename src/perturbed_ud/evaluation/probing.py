@@ -12,6 +12,10 @@ spread over seeds.
 Two protocols: ``paper`` (Hewitt & Manning's and DepProbe's definitions on whole trees) and
 ``lamalfa2022`` (the released code's labels and metrics, broken ones included and named as
 such: `lamalfa2022_probing`).
+
+A run is the runner's (`runner.run_task`): the probes are trained first, once per language,
+layer, seed and probe, and kept beside the chunks (`PROBES_FOLDER`); then the dataset's
+splits are scored chunk by chunk, so a killed run resumes from its probes and chunks.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from scipy.sparse.csgraph import connected_components
 from ..errors import InputError
 from ..files import atomic_path
 from ..lm.batching import every_layer_max_tokens
-from ..lm.models import load_lm
+from ..lm.models import device_for, load_lm
 from ..lm.word_vectors import hidden_layers, word_vectors
 from ..registry import TASKS
 from ..settings import setting
@@ -40,7 +44,7 @@ from ..ud.conllu_io import read_conllu
 from ..ud.sources import parse_treebank_overrides, resolve
 from ..version import __version__
 from . import lamalfa2022_probing as lamalfa2022
-from .datasets_io import load_config, require_columns
+from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .plots import plot_probe_summary
 from .probe_metrics import (
     HEWITT_MANNING,
@@ -54,15 +58,34 @@ from .probe_metrics import (
     sentence_values,
     uuas_counts,
 )
-from .probes import PROBES, Gold, ProbeData, Training, predictions, train_probe
-from .runner import evaluation, finish, records, run_header, say, start_run
+from .probes import (
+    PROBES,
+    Gold,
+    ProbeData,
+    Training,
+    load_probe,
+    predictions,
+    save_probe,
+    train_probe,
+)
+from .runner import Task, evaluation, finish, launcher_rank, records, run_task, say
 from .sentence_scores import KindSettings
-from .stats import BOOTSTRAP_SEED, bootstrap_name, percentile_interval, resampled_counts
+from .stats import (
+    BOOTSTRAP_SEED,
+    bootstrap_name,
+    percentile_interval,
+    resampled_counts,
+    worst_copy,
+)
 from .summary import markdown_table, write_table
 from .task import EvaluationTask
 from .trees import UPOS_TAGS
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
+READ_COLUMNS = (*COLUMNS, "lang")  # a row's language picks the probes it is tested with
+# Trained probes: in the chunks' folder, so a run of other settings replaces them with its
+# chunks, and a resumed run reads them again.
+PROBES_FOLDER = Path("chunks", "probes")
 HELD_OUT = 0.1  # of the training sentences, when the development split is the training split
 
 
@@ -186,20 +209,22 @@ def _ud_sentences(treebank, limit: int | None, protocol: ProbeProtocol) -> Sente
 
 
 def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> tuple:
-    """(train, dev, the treebank read) for a language, through the UD sources the builds
-    use (``source``: ud_root, download, offline, treebank overrides)."""
+    """(train, dev, the treebanks read: the training split's, then the development split's
+    if it is another) for a language, through the UD sources the builds use (``source``:
+    ud_root, download, offline, treebank overrides)."""
     sets = []
     for split in dict.fromkeys((settings.train_split, settings.dev_split)):
         (treebank,) = resolve([lang], split=split, **source)
         sentences = _ud_sentences(treebank, settings.train_limit, PROTOCOLS[settings.protocol])
-        sets.append((treebank, sentences))
-    (treebank, train), *rest = sets
+        sets.append((treebank.describe(), sentences))
+    read = [treebank for treebank, _ in sets]
+    (_, train), *rest = sets
     if rest:
-        return train, rest[0][1], treebank.describe()
+        return train, rest[0][1], read
     cut = len(train.ids) - max(1, round(HELD_OUT * len(train.ids)))
     if cut < 1:
         raise InputError(f"{len(train.ids)} training sentence(s): too few to hold some out")
-    return train.part(0, cut), train.part(cut, len(train.ids)), treebank.describe()
+    return train.part(0, cut), train.part(cut, len(train.ids)), read
 
 
 def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
@@ -285,43 +310,19 @@ def gold_graph_losses(heads: Sequence[int], gold: Gold) -> Counter:
     )
 
 
-@dataclass
-class TestSplit:
-    config: str
-    split: str
-    lang: str
-    sentences: Sentences
-    gold_graphs: Counter | None  # the original split's `GOLD_GRAPH_COUNTS`
-
-
-def test_splits(
-    dataset, configs, splits, revision, content, limit, protocol: ProbeProtocol
-) -> list[TestSplit]:
-    """The original split and the perturbed ones of each config, rows aligned by sent_id."""
-    out = []
+def config_languages(dataset: str, configs: list[str], revision: str | None) -> list[str]:
+    """The languages to train probes for, from each config's original split, which every
+    config needs: its perturbed splits are compared with it."""
+    content = dataset_content(dataset)
+    languages = []
     for config in configs:
         ds = load_config(dataset, config, revision, content)
         if "orig" not in ds:
             raise InputError(f"config {config!r} of {dataset} has no split 'orig' to compare with")
-        for split, rows in ds.items():
-            if splits and split not in splits and split != "orig":
-                continue
-            where = f"split {split!r} of config {config!r} of {dataset}"
-            require_columns(rows.column_names, COLUMNS, "evaluate probe", where)
-            if limit is not None:
-                rows = rows.select(range(min(limit, len(rows))))
-            data = rows.select_columns([*COLUMNS, "lang"] if "lang" in rows.column_names
-                                       else list(COLUMNS)).to_dict()  # fmt: skip
-            lang = data.get("lang", [config.split("_")[0]])[0]
-            sentences = Sentences.of(*(data[c] for c in COLUMNS), protocol)
-            graphs = None
-            if split == "orig":
-                graphs = Counter(dict.fromkeys(GOLD_GRAPH_COUNTS, 0))
-                for heads, gold in zip(data["heads"], sentences.gold, strict=True):
-                    if gold is not None:
-                        graphs.update(gold_graph_losses(heads, gold))
-            out.append(TestSplit(config, split, lang, sentences, graphs))
-    return out
+        where = f"split 'orig' of config {config!r} of {dataset}"
+        require_columns(ds["orig"].column_names, READ_COLUMNS, "evaluate probe", where)
+        languages.append(ds["orig"][0]["lang"])
+    return list(dict.fromkeys(languages))
 
 
 def resolved_layers(asked: tuple[int, ...], count: int) -> list[int]:
@@ -350,15 +351,6 @@ def score_split(probe, name, data: ProbeData, sentences: Sentences, settings, de
     }
 
 
-def worst_copies(copies: list[pd.DataFrame], metric: str, metrics: MetricSet) -> pd.DataFrame:
-    """Per sentence, the copy on which ``metric`` is lowest (Alg. 2's worst case)."""
-    values = np.stack([sentence_values(c, metric, metrics) for c in copies])  # copies × sentences
-    values = np.where(np.isnan(values), np.inf, values)
-    choice = values.argmin(axis=0)
-    stacked = np.stack([c.to_numpy() for c in copies])
-    return pd.DataFrame(stacked[choice, np.arange(len(choice))], columns=copies[0].columns)
-
-
 def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.DataFrame:
     """Per config, layer and metric: original, perturbed (worst copy) and drop, each the
     mean over probe seeds, with a bootstrap interval over sentences and the seed spread."""
@@ -384,8 +376,10 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
             point, draws = {"original": [], "perturbed": []}, {"original": [], "perturbed": []}
             for seed in seeds:
                 original = by[seed, "orig"].loc[common]
-                copies = [by[seed, split].loc[common] for split in splits]
-                perturbed = worst_copies(copies, metric, metrics) if len(copies) > 1 else copies[0]
+                copies = pd.concat([by[seed, split].loc[common] for split in splits])
+                copies = copies.reset_index()  # one row per sentence and copy
+                values = pd.Series(sentence_values(copies, metric, metrics))
+                perturbed = copies.loc[worst_copy(values, copies["sent_id"])]
                 for side, frame in (("original", original), ("perturbed", perturbed)):
                     point[side].append(aggregate(frame, metrics=metrics)[metric])
                     draws[side].append(aggregate(frame, counts, metrics)[metric])
@@ -407,58 +401,26 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
     return pd.DataFrame(rows)
 
 
-@evaluation("probe", ProbeSettings)
-def evaluate_probes(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: ProbeSettings | None = None,
-    configs: list[str] | None = None,
-    splits: list[str] | None = None,
-    limit: int | None = None,
-    device: str = "cpu",
-    revision: str | None = None,
-    dataset_revision: str | None = None,
-    overwrite: bool = False,
-    num_proc: int | None = None,
-    ud_root: str | None = None,
-    download: bool = False,
-    offline: bool = False,
-    treebanks: tuple[str, ...] = (),
-) -> Path:
-    """Train probes on a UD treebank's training split and test them on the original and
-    perturbed splits of ``dataset`` (spud or substitution); return the run folder with
-    ``probe_sentences.parquet``, ``probe_summary.csv``/``.md`` and ``results.json``.
+def probe_path(folder: Path, lang: str, layer: int, seed: int, name: str) -> Path:
+    return folder / lang / f"layer{layer}-seed{seed}-{name}.pt"
 
-    The training treebank comes from ``ud_root`` or a ``download`` (``treebanks``:
-    ``LANG=UD_Name`` overrides), as for builds; the packaged PUD sample has no training
-    split. Probes train in one process (``num_proc`` above 1 is refused)."""
-    settings = settings or ProbeSettings()
-    if num_proc and num_proc > 1:
-        raise InputError("evaluate probe runs in one process: leave out --num-proc")
-    ud_source = {
-        "ud_root": ud_root, "fetch": download, "offline": offline,
-        "overrides": parse_treebank_overrides(list(treebanks)),
-    }  # fmt: skip
-    run = Path(out)
-    header = run_header(
-        "probe", dataset, model, settings, configs=configs, splits=splits, limit=limit,
-        device=device, revision=revision, dataset_revision=dataset_revision,
-    )  # fmt: skip
-    start_run(run, header, overwrite)
-    protocol = PROTOCOLS[settings.protocol]
-    tests = test_splits(dataset, header["configs"], splits, dataset_revision,
-                        header["dataset_content_sha256"], limit, protocol)  # fmt: skip
+
+def train_probes(run: Path, header: dict, training: dict, settings: ProbeSettings) -> list[dict]:
+    """Train every probe of each language, layer and seed of the run (``header``) on the
+    language's (train, dev, treebanks read) in ``training``, their word vectors kept in
+    ``run/vectors``, into `PROBES_FOLDER`; a probe an interrupted run left there is read
+    instead. Returns each probe's training record (epochs run, best epoch, development
+    loss)."""
+    model, revision = header["model"], header["revision"]
+    device = device_for(header["device"], None)
     lm = load_lm(settings.kind, model, device, settings.dtype, revision)
     layers = resolved_layers(settings.layers, hidden_layers(lm))
-    identity = header["model_identity"]
 
     def vectors(name: str, sentences: Sentences):
         key = {
             "toolkit": __version__,
             "model": model,
-            "revision": identity["revision"],
+            "revision": header["model_identity"]["revision"],
             "layers": layers,
             "kind": settings.kind,
             "bos": settings.bos,
@@ -468,43 +430,139 @@ def evaluate_probes(
                             kind=settings.kind, bos=settings.bos,
                             max_tokens=settings.max_tokens)  # fmt: skip
 
-    records_out, trainings, read = [], [], {}
-    for lang in dict.fromkeys(t.lang for t in tests):
-        train, dev, read[lang] = training_sentences(lang, settings, ud_source)
+    records = []
+    for lang, (train, dev, read) in training.items():
         say(f"probe {lang}: {len(train.ids)} training and {len(dev.ids)} development "
-            f"sentences from {read[lang]['code']}")  # fmt: skip
+            f"sentences from {read[0]['code']}")  # fmt: skip
         train_vectors, dev_vectors = vectors(f"{lang}-train", train), vectors(f"{lang}-dev", dev)
-        mine = [t for t in tests if t.lang == lang]
-        test_vectors = [vectors(f"{t.config}-{t.split}", t.sentences) for t in mine]
         for layer in layers:
             train_data = _probe_data(train, train_vectors, layer)
             dev_data = _probe_data(dev, dev_vectors, layer)
-            test_data = [
-                _probe_data(t.sentences, tv, layer)
-                for t, tv in zip(mine, test_vectors, strict=True)
-            ]
+            hidden = train_data.vectors.shape[1]
             for seed in settings.probe_seeds:
-                found: dict[tuple[int, int], dict] = {}  # (test, sentence) -> metric columns
                 for name in settings.probes:
-                    probe, record = train_probe(name, train_data, dev_data, settings.training(),
-                                                seed, lm.device)  # fmt: skip
-                    trainings.append({"lang": lang, "layer": layer, "probe_seed": seed,
-                                      "probe": name, **record})  # fmt: skip
-                    for t, (test, data) in enumerate(zip(mine, test_data, strict=True)):
-                        scores = score_split(probe, name, data, test.sentences, settings,
-                                             lm.device)  # fmt: skip
-                        for i, metrics in scores.items():
-                            found.setdefault((t, i), {}).update(metrics)
-                for (t, i), metrics in found.items():
-                    test = mine[t]
-                    records_out.append({
-                        "config": test.config, "split": test.split, "lang": lang,
-                        "layer": layer, "probe_seed": seed, "sent_id": test.sentences.ids[i],
-                        "words": len(test.sentences.forms[i]), "one": 1, **metrics,
-                    })  # fmt: skip
-    scored = pd.DataFrame(records_out)
+                    path = probe_path(run / PROBES_FOLDER, lang, layer, seed, name)
+                    if path.exists():
+                        _, record = load_probe(path, name, hidden, settings.rank, lm.device)
+                    else:
+                        probe, record = train_probe(
+                            name, train_data, dev_data, settings.training(), seed, lm.device
+                        )
+                        save_probe(path, probe, record)
+                    records.append({"lang": lang, "layer": layer, "probe_seed": seed,
+                                    "probe": name, **record})  # fmt: skip
+    return records
+
+
+def score_with_probes(
+    batch, rank=None, *, model: str, revision, device: str, settings: dict, probes: str
+):
+    """`datasets.map` function over rows of one config: each sentence's ``probe_scores``,
+    one entry per layer and probe seed with its metric columns (none for a sentence without
+    a tree or too long for the model), and what its gold graph lacks (``gold_graph``:
+    `GOLD_GRAPH_COUNTS` of this sentence alone)."""
+    options = ProbeSettings(**settings)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    layers = resolved_layers(options.layers, hidden_layers(lm))
+    sentences = Sentences.of(*(batch[c] for c in COLUMNS), PROTOCOLS[options.protocol])
+    vectors = word_vectors(lm, sentences.forms, layers, kind=options.kind, bos=options.bos,
+                           max_tokens=options.max_tokens)  # fmt: skip
+    lang = batch["lang"][0]  # a config is one language's
+    scores = [[] for _ in sentences.ids]
+    for layer in layers:
+        data = _probe_data(sentences, vectors, layer)
+        for seed in options.probe_seeds:
+            found: dict[int, dict] = {}  # sentence -> metric columns
+            for name in options.probes:
+                path = probe_path(Path(probes), lang, layer, seed, name)
+                probe, _ = load_probe(path, name, data.vectors.shape[1], options.rank, lm.device)
+                for i, metrics in score_split(probe, name, data, sentences, options,
+                                              lm.device).items():  # fmt: skip
+                    found.setdefault(i, {}).update(metrics)
+            for i, metrics in found.items():
+                scores[i].append({"layer": layer, "probe_seed": seed,
+                                  "words": len(sentences.forms[i]), **metrics})  # fmt: skip
+    losses = [
+        gold_graph_losses(heads, gold) if gold is not None else Counter()
+        for heads, gold in zip(batch["heads"], sentences.gold, strict=True)
+    ]
+    graphs = [{key: int(counts[key]) for key in GOLD_GRAPH_COUNTS} for counts in losses]
+    return {"probe_scores": scores, "gold_graph": graphs}
+
+
+def sentence_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per sentence, layer and probe seed from the scored rows: the sentence's
+    config, split, language and metric columns (``one``: 1, the count of a sentence)."""
+    scores = rows[["config", "split", "lang", "sent_id", "probe_scores"]].explode("probe_scores")
+    scores = scores.dropna(subset="probe_scores").reset_index(drop=True)
+    metrics = pd.DataFrame(scores.pop("probe_scores").tolist())
+    table = pd.concat([scores, metrics], axis=1).assign(one=1)
+    first = ["config", "split", "lang", "layer", "probe_seed", "sent_id", "words", "one"]
+    return table[first + [c for c in metrics if c not in first]]
+
+
+@evaluation("probe", ProbeSettings)
+def evaluate_probes(
+    dataset: str,
+    model: str,
+    out: str | Path,
+    *,
+    settings: ProbeSettings | None = None,
+    configs: list[str] | None = None,
+    splits: list[str] | None = None,
+    dataset_revision: str | None = None,
+    num_proc: int | None = None,
+    ud_root: str | None = None,
+    download: bool = False,
+    offline: bool = False,
+    treebanks: tuple[str, ...] = (),
+    **options,
+) -> Path:
+    """Train probes on a UD treebank's training split and test them on the original and
+    perturbed splits of ``dataset`` (spud or substitution); return the run folder with
+    ``probe_sentences.parquet``, ``probe_summary.csv``/``.md`` and ``results.json``.
+
+    The training treebank comes from ``ud_root`` or a ``download`` (``treebanks``:
+    ``LANG=UD_Name`` overrides), as for builds; the packaged PUD sample has no training
+    split. Training reads a treebank, not the dataset's rows, so it is no chunk: the runner
+    calls it once the run folder is checked (`Task.prepare`), before the chunks that read
+    its probes, and its files are part of the run's signature. Probes train in one process
+    (``num_proc`` above 1, or a launch of several, is refused). ``options`` as for
+    `evaluate_masked_word`."""
+    settings = settings or ProbeSettings()
+    if (num_proc and num_proc > 1) or launcher_rank()[1] > 1:
+        raise InputError(
+            "evaluate probe runs in one process: leave out --num-proc, torchrun and accelerate"
+        )
+    source = {
+        "ud_root": ud_root, "fetch": download, "offline": offline,
+        "overrides": parse_treebank_overrides(list(treebanks)),
+    }  # fmt: skip
+    configs = configs or config_names(dataset, dataset_revision)
+    training = {
+        lang: training_sentences(lang, settings, source)
+        for lang in config_languages(dataset, configs, dataset_revision)
+    }
+    trained = []  # each probe's training record
+
+    def train(run: Path, header: dict) -> dict:
+        trained.extend(train_probes(run, header, training, settings))
+        return {"probes": str(run / PROBES_FOLDER)}
+
+    task = Task(
+        "probe", score_with_probes, settings, columns=READ_COLUMNS,
+        inputs={lang: read for lang, (*_, read) in training.items()}, prepare=train,
+    )  # fmt: skip
+    if splits and "orig" not in splits:
+        splits = [*splits, "orig"]  # what the perturbed splits are compared with
+    run, rows, header = run_task(task, dataset, model, out, configs=configs, splits=splits,
+                                 dataset_revision=dataset_revision, num_proc=num_proc,
+                                 **options)  # fmt: skip
+    rows[["config", "split"]] = rows["split_key"].str.split("/", expand=True)
+    scored = sentence_table(rows)
     with atomic_path(run / "probe_sentences.parquet") as tmp:
         scored.to_parquet(tmp, index=False)
+    protocol = PROTOCOLS[settings.protocol]
     cells = [c for c in ("cells_predicted", "cells_gold") if c in scored]
     summary = summarise(scored.drop(columns=cells), settings.resamples, protocol.metrics)
     pooled = pd.DataFrame(protocol.pooled_rows(scored))
@@ -518,22 +576,21 @@ def evaluate_probes(
     write_table(summary, run / "probe_summary.csv", markdown=True)
     if len(summary):
         plot_probe_summary(summary, run / "probe_summary.png")
-    graphs = pd.DataFrame(
-        [
-            {"config": t.config, "lang": t.lang, **t.gold_graphs}
-            for t in tests
-            if t.gold_graphs is not None
-        ]
-    )
+    losses = pd.DataFrame(rows["gold_graph"].tolist(), index=rows.index)
+    orig = rows["split"] == "orig"
+    graphs = losses[orig].groupby([rows["config"], rows["lang"]], sort=False).sum().reset_index()
     write_table(graphs, run / "probe_gold_graphs.csv", markdown=True)
     say(f"gold graphs under the {settings.protocol} protocol:\n{markdown_table(graphs)}")
-    unusable = {f"{t.config}/{t.split}": sum(g is None for g in t.sentences.gold) for t in tests}
-    finish(run, header, {"probe": records(summary), "training": trainings, "layers": layers,
-                         "treebanks": read, "protocol": settings.protocol,
+    no_gold = losses["sentences"] == 0  # its heads make no tree
+    without_tree = no_gold.groupby(rows["split_key"], sort=False).sum()
+    finish(run, header, {"probe": records(summary), "training": trained,
+                         "layers": list(dict.fromkeys(t["layer"] for t in trained)),
+                         "treebanks": {lang: read[0] for lang, (*_, read) in training.items()},
+                         "protocol": settings.protocol,
                          "departures_from_correct_definitions": protocol.definitions,
                          "gold_graphs": records(graphs),
                          "gold_graph_counts": GOLD_GRAPH_COUNTS},
-           sentences_without_a_tree=unusable)  # fmt: skip
+           sentences_without_a_tree=without_tree.to_dict())  # fmt: skip
     return run
 
 
@@ -545,7 +602,7 @@ class Probe(EvaluationTask):
     name = "probe"
     settings_class = ProbeSettings
     evaluate = staticmethod(evaluate_probes)
-    read_columns = COLUMNS
+    read_columns = READ_COLUMNS
 
     @classmethod
     def run_parameters(cls) -> list[click.Option]:

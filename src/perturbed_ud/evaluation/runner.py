@@ -5,7 +5,8 @@ accelerate launch (RANK / WORLD_SIZE) gives each process every world-th chunk in
 
 Layout of ``RUN/``: ``chunks/<key>/<k>.parquet`` (finished work, kept across interruptions;
 the key is ``<config>/<split>`` unless a task shares splits between configs, as masked-word
-scores the ``orig`` split of a language and seed once), ``run.json`` (model identity,
+scores the ``orig`` split of a language and seed once; beside them what a task prepares for
+its chunks, as the probe task's trained probes), ``run.json`` (model identity,
 settings, versions, then the counts and drops the task reports), ``results.json`` (every
 metric, with the dataset's and the model's identities, as lm-evaluation-harness writes one
 per run), and what each task writes beside them (masked-word: ``items.parquet`` in the
@@ -18,6 +19,7 @@ and a run whose settings changed before any chunk was scored simply starts again
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import multiprocessing
 import os
@@ -148,6 +150,13 @@ class Task:
     split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
     columns: tuple[str, ...] = ()  # what the function and the reports read from each row
     skip_splits: tuple[str, ...] = ()  # splits the task never scores (distance: orig)
+    # What else the scores depend on, by identity (probe: the treebanks its probes train on):
+    # recorded in run.json and part of the signature, so a run resumes only on the same.
+    inputs: dict | None = None
+    # Run once the run folder is checked and the splits loaded, before any chunk is scored
+    # (probe: training the probes every chunk reads), with the run folder and its header;
+    # returns more keyword arguments for the function.
+    prepare: Callable[[Path, dict], dict] | None = None
 
 
 def run_task(
@@ -183,6 +192,7 @@ def run_task(
     header = run_header(
         task.name, dataset, model, task.settings, configs=configs, splits=splits, limit=limit,
         device=device, revision=revision, dataset_revision=dataset_revision, num_proc=num_proc,
+        inputs=task.inputs,
     )  # fmt: skip
     content, configs = header["dataset_content_sha256"], header["configs"]
     start_run(run, header, overwrite)
@@ -218,6 +228,8 @@ def run_task(
     ]  # fmt: skip
     if not chunks:
         raise InputError(f"no rows to score in {dataset} with these configs and splits")
+    if task.prepare is not None:
+        kwargs |= task.prepare(run, header)
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
     done = sum(path.exists() for *_, path in mine)
     if done:
@@ -265,15 +277,17 @@ def run_header(
     revision: str | None,
     dataset_revision: str | None,
     num_proc: int | None = None,
+    inputs: dict | None = None,
 ) -> dict:
     """What a run reads and computes: its ``run.json``, whose signature a resumed run must
-    match. A local dataset is named by the hash of its files."""
+    match. A local dataset is named by the hash of its files, other ``inputs`` by the hash
+    of their identities."""
     content = dataset_content(dataset)
     configs = configs or config_names(dataset, dataset_revision)
     identity = describe_model(
         model, revision, getattr(settings, "dtype", None), getattr(settings, "kind", None)
     )
-    return {
+    header = {
         "task": task,
         "dataset": dataset,
         "dataset_revision": dataset_revision,
@@ -295,6 +309,11 @@ def run_header(
         f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
         + "|".join(f"{k}:{v}" for k, v in recorded_settings(settings).items()),
     }
+    if inputs:
+        text = json.dumps(inputs, sort_keys=True)
+        header["inputs"] = inputs
+        header["signature"] += f"|inputs:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+    return header
 
 
 def _build_identity(manifest: dict | None) -> dict | None:

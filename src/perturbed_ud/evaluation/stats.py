@@ -271,6 +271,18 @@ def resampled_counts(rng: np.random.Generator, n: int, resamples: int) -> np.nda
     return rng.multinomial(n, np.full(n, 1 / n), size=resamples)
 
 
+def worst_copy(values: pd.Series, sentence: list, *, highest: bool = False) -> pd.Series:
+    """Per sentence (``sentence``: the keys naming it, as `Series.groupby` takes them), the
+    label of the row holding its worst copy: the lowest value, or the highest (``highest``,
+    a distance). La Malfa et al. (2022) score a perturbation by its worst case over a
+    sentence's copies, not their mean (Alg. 1 for distances, Alg. 2 for probes), so every
+    task that compares copies with their original takes the worst one here. A copy whose
+    value is undefined (NaN) is the worst only when every copy's is; of equal values, the
+    first copy's. Sentences come in sorted order."""
+    ranked = (-values if highest else values).fillna(np.inf)
+    return ranked.groupby(sentence, sort=True).idxmin()
+
+
 def percentile_interval(draws: np.ndarray, bounds: tuple[float, float] = (0.0, 1.0)):
     """The 2.5 and 97.5 percentiles of the draws where the statistic is defined, clipped to
     the statistic's range."""

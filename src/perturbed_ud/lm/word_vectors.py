@@ -5,7 +5,8 @@ are one float32 ``.npy`` file (words × hidden), read memory-mapped, with the se
 offsets beside it: probes read a training treebank without holding it, or every layer, in
 memory (one file of all layers is what ran out of memory in the structural-probes code). A
 folder is complete once its ``key.json`` is written, last; a folder of another model,
-layer list or sentences is computed again.
+layer list or sentences is computed again. Without a folder (a chunk of sentences to test
+on), the vectors stay in memory.
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ SENTENCES_PER_PASS = 256  # sentences whose states are gathered before they are 
 
 @dataclass
 class WordVectors:
-    folder: Path
+    layers: dict[int, np.ndarray]  # words × hidden per layer, memory-mapped from a folder
     offsets: np.ndarray  # sentence i's words are rows offsets[i]:offsets[i + 1]
     too_long: np.ndarray  # sentences longer than the model's input: zeros, never used
 
     def layer(self, layer: int) -> np.ndarray:
-        return np.load(self.folder / f"layer{layer}.npy", mmap_mode="r")
+        return self.layers[layer]
 
 
 def hidden_layers(lm: LanguageModel) -> int:
@@ -45,27 +46,31 @@ def word_vectors(
     lm: LanguageModel,
     sentences: list[list[str]],
     layers: list[int],
-    folder: Path,
+    folder: Path | None = None,
     *,
-    key: dict,
+    key: dict | None = None,
     kind: str,
     bos: str,
     max_tokens: int,
 ) -> WordVectors:
     """The vectors of ``layers`` (0: embeddings) for ``sentences``, from ``folder`` when it
-    holds those of ``key`` (model, layers, sentences' hash), else computed into it."""
-    key_path = folder / "key.json"
-    if key_path.is_file() and json.loads(key_path.read_text(encoding="utf-8")) == key:
-        return _opened(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-    output_folder(folder)
+    holds those of ``key`` (model, layers, sentences' hash), else computed into it; in
+    memory without a folder."""
+    if folder is not None:
+        key_path = folder / "key.json"
+        if key_path.is_file() and json.loads(key_path.read_text(encoding="utf-8")) == key:
+            return _opened(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        output_folder(folder)
     lengths = np.array([len(words) for words in sentences], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     encoded = encode(lm, sentences, kind, bos)
     too_long = np.array([len(ids) > lm.max_length for ids, _ in encoded], dtype=bool)
     shape = (int(offsets[-1]), int(lm.model.config.get_text_config().hidden_size))
-    files = {
-        layer: open_memmap(folder / f"layer{layer}.npy", "w+", np.float32, shape)
+    arrays = {
+        layer: np.zeros(shape, np.float32)
+        if folder is None
+        else open_memmap(folder / f"layer{layer}.npy", "w+", np.float32, shape)
         for layer in layers
     }
     batcher = Batcher(lm, max_tokens)
@@ -78,9 +83,11 @@ def word_vectors(
             [encoded[i][0] for i in todo], [encoded[i][1] for i in todo], [lengths[i] for i in todo]
         )
         for i, state in zip(todo, states, strict=True):
-            for layer, array in files.items():
+            for layer, array in arrays.items():
                 array[offsets[i] : offsets[i + 1]] = state[layer].numpy()
-    for array in files.values():
+    if folder is None:
+        return WordVectors(arrays, offsets, too_long)
+    for array in arrays.values():
         array.flush()
     np.save(folder / "offsets.npy", offsets)
     np.save(folder / "too_long.npy", too_long)
@@ -90,4 +97,8 @@ def word_vectors(
 
 
 def _opened(folder: Path) -> WordVectors:
-    return WordVectors(folder, np.load(folder / "offsets.npy"), np.load(folder / "too_long.npy"))
+    layers = {
+        int(path.stem.removeprefix("layer")): np.load(path, mmap_mode="r")
+        for path in folder.glob("layer*.npy")
+    }
+    return WordVectors(layers, np.load(folder / "offsets.npy"), np.load(folder / "too_long.npy"))
