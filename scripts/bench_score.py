@@ -228,7 +228,7 @@ def throughput(args, work: Path) -> dict:
     from minicons import scorer as minicons_scorer
     from tiny_models import byte_level_gpt2
 
-    from perturbed_ud.evaluation.sentence_scores import (
+    from perturbed_ud.evaluation.measures.sentence_scores import (
         causal_log_likelihoods,
         pseudo_log_likelihoods,
     )
@@ -313,7 +313,7 @@ def encoder_alone(lm, sentences: list[list[str]], metric: str):
     bookkeeping are taken away."""
     import torch
 
-    from perturbed_ud.evaluation.sentence_scores import masked_rows
+    from perturbed_ud.evaluation.measures.sentence_scores import masked_rows
     from perturbed_ud.lm.batching import BatchSettings, plan_batches
     from perturbed_ud.lm.encodings import masked_encodings
     from perturbed_ud.lm.last_layer import states_at
@@ -360,7 +360,7 @@ def memory_child(argv: list[str]) -> None:
     sentences = json.loads(args.sentences.read_text(encoding="utf-8"))
     result = {"status": "finished", "error": None}
     if args.method == "ours":
-        from perturbed_ud.evaluation.sentence_scores import pseudo_log_likelihoods
+        from perturbed_ud.evaluation.measures.sentence_scores import pseudo_log_likelihoods
         from perturbed_ud.lm.batching import Batcher
         from perturbed_ud.lm.models import load_masked_lm
 

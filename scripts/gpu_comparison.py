@@ -221,7 +221,7 @@ def scoring(args, masked_dir, causal_dir, sentences) -> dict:
     import torch
     from minicons import scorer as minicons_scorer
 
-    from perturbed_ud.evaluation.sentence_scores import (
+    from perturbed_ud.evaluation.measures.sentence_scores import (
         causal_log_likelihoods,
         pseudo_log_likelihoods,
     )
@@ -363,7 +363,7 @@ def masked_word(args, masked_dir, work: Path, n_items: int) -> dict:
     """Our batched beam search against the one-sentence loop on ``en_full_seed1``."""
     from bench_masked_word import build_inputs, run_naive
 
-    from perturbed_ud.evaluation.masked_word import MaskedWordSettings, score_batch
+    from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings, score_batch
     from perturbed_ud.lm.models import load_masked_lm
 
     _, records, _ = build_inputs(args.ud_root.resolve(), work / "masked-word", n_items)
@@ -410,7 +410,7 @@ def memory(args, masked_dir, sentences) -> dict:
     import torch
     from minicons import scorer as minicons_scorer
 
-    from perturbed_ud.evaluation.sentence_scores import pseudo_log_likelihoods
+    from perturbed_ud.evaluation.measures.sentence_scores import pseudo_log_likelihoods
     from perturbed_ud.lm.batching import Batcher
     from perturbed_ud.lm.models import load_masked_lm
 

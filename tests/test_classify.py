@@ -17,8 +17,8 @@ from conftest import UD_ROOT
 from datasets import Dataset, load_dataset
 
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.stats import wilson_interval
-from perturbed_ud.evaluation.structure_measures import script_of, setting_correlations
+from perturbed_ud.evaluation.measures.structure_measures import script_of, setting_correlations
+from perturbed_ud.evaluation.reporting.statistics import wilson_interval
 
 ROWS = 24
 MAX_LENGTH = 128  # shuffled characters make long token sequences: some are truncated
@@ -205,7 +205,7 @@ def test_score_reads_local_structure_texts_and_sets_perplexity_against_the_measu
 ):
     """`evaluate score` on texts: each text's causal log-probability is that of its words
     rejoined by single spaces; each setting's perplexity pools its texts' tokens."""
-    from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
+    from perturbed_ud.evaluation.measures.sentence_scores import causal_log_likelihoods
     from perturbed_ud.lm.models import load_causal_lm
 
     out = tmp_path / "score"

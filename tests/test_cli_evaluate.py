@@ -13,8 +13,11 @@ from conftest import REFERENCE, UD_ROOT, needs_reference
 from scipy.stats import wilcoxon
 
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods, pseudo_log_likelihoods
-from perturbed_ud.evaluation.stats import effects_table
+from perturbed_ud.evaluation.measures.sentence_scores import (
+    causal_log_likelihoods,
+    pseudo_log_likelihoods,
+)
+from perturbed_ud.evaluation.reporting.statistics import effects_table
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 

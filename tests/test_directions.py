@@ -20,14 +20,20 @@ import pytest
 from conftest import UD_ROOT, ewt_trees
 
 import perturbed_ud
-from perturbed_ud.evaluation.probe_metrics import (
+from perturbed_ud.evaluation.measures.probe_labels import BASE_RELATIONS, base_relation
+from perturbed_ud.evaluation.measures.probe_metrics import (
     attachment_counts,
     decode_dependencies,
     uuas_counts,
 )
-from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
-from perturbed_ud.evaluation.sentence_task import ScoreSettings, score_sentences
-from perturbed_ud.evaluation.trees import BASE_RELATIONS, base_relation
+from perturbed_ud.evaluation.measures.probe_models import (
+    Gold,
+    ProbeData,
+    Training,
+    predictions,
+    train_probe,
+)
+from perturbed_ud.evaluation.tasks.score import ScoreSettings, score_sentences
 from perturbed_ud.lm.models import load_masked_lm
 from perturbed_ud.lm.word_vectors import word_vectors
 from perturbed_ud.ud.columns import SentenceColumns

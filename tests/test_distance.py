@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import perturbed_ud
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.distance import (
+from perturbed_ud.evaluation.tasks.distance import (
     MEASURES,
     DistanceSettings,
     sentence_distances,

@@ -183,7 +183,7 @@ def test_limit_splits_and_overwrite(data, tmp_path, tiny_bert):
 
 
 def test_resume_and_interrupt_say_what_is_kept(data, tmp_path, tiny_bert, monkeypatch):
-    import perturbed_ud.evaluation.runner as runner
+    import perturbed_ud.evaluation.running.runner as runner
 
     real, calls = runner._score_chunk, []
 
@@ -240,6 +240,6 @@ def test_python_evaluate_returns_the_results_the_command_writes(data, tmp_path, 
     assert results["settings"]["kind"] == "masked" and results["metrics"]
     with pytest.raises(InputError, match="unknown evaluation task 'scores'; choose one of"):
         perturbed_ud.evaluate("scores", dataset=data / "spud")
-    with pytest.raises(InputError, match="score: .*'nope' is not one of"):
+    with pytest.raises(InputError, match="--metric: 'nope' is not one of"):
         perturbed_ud.evaluate("score", dataset=data / "spud", model=tiny_bert,
                               out=tmp_path / "r", metric="nope")  # fmt: skip

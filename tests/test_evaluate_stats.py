@@ -12,9 +12,7 @@ import pytest
 from conftest import REFERENCE, needs_reference
 
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.report import summarize
-from perturbed_ud.evaluation.schema import DEFAULT_CONDITIONS, read_items
-from perturbed_ud.evaluation.stats import (
+from perturbed_ud.evaluation.reporting.statistics import (
     Z95,
     accuracy_ci,
     effects_table,
@@ -23,7 +21,9 @@ from perturbed_ud.evaluation.stats import (
     wilson_interval,
     worst_copy,
 )
-from perturbed_ud.evaluation.summary import balance_items, summarize_items, write_table
+from perturbed_ud.evaluation.reporting.summarize import summarize
+from perturbed_ud.evaluation.reporting.summary import balance_items, summarize_items, write_table
+from perturbed_ud.evaluation.running.schema import DEFAULT_CONDITIONS, read_items
 
 RELEASED = REFERENCE / "wordprediction"
 MBERT = "bert-base-multilingual-cased"

@@ -10,8 +10,8 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from perturbed_ud.evaluation import plots
-from perturbed_ud.evaluation.schema import DEFAULT_CONDITIONS
+from perturbed_ud.evaluation.reporting import figures as plots
+from perturbed_ud.evaluation.running.schema import DEFAULT_CONDITIONS
 
 LANGS = ["de", "en"]
 INTERVAL = "bootstrap 95 % over sentences (B = 200, seed 1)"

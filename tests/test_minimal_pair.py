@@ -10,14 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from perturbed_ud.builders.engine import build
-from perturbed_ud.evaluation.minimal_pair import (
+from perturbed_ud.evaluation.measures.sentence_scores import causal_log_likelihoods
+from perturbed_ud.evaluation.tasks.minimal_pair import (
     MinimalPairSettings,
     evaluate_minimal_pairs,
     score_pairs,
     span_rows,
     variant,
 )
-from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 

@@ -24,7 +24,7 @@ from datasets import Features, List, Value
 from perturbed_ud.builders.family import DatasetFamily, version_setting
 from perturbed_ud.data.card import CardText
 from perturbed_ud.data.writer import rows_table
-from perturbed_ud.evaluation.task import EvaluationTask
+from perturbed_ud.evaluation.running.task import EvaluationTask
 from perturbed_ud.registry import FAMILIES, TASKS
 from perturbed_ud.settings import setting
 

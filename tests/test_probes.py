@@ -20,8 +20,14 @@ from scipy.stats import spearmanr
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation import lamalfa2022_probing as lamalfa2022
-from perturbed_ud.evaluation.probe_metrics import (
+from perturbed_ud.evaluation.measures import lamalfa2022_probing as lamalfa2022
+from perturbed_ud.evaluation.measures.probe_labels import (
+    BASE_RELATIONS,
+    UPOS_TAGS,
+    base_relation,
+    tree_distances,
+)
+from perturbed_ud.evaluation.measures.probe_metrics import (
     aggregate,
     attachment_counts,
     decode_dependencies,
@@ -30,10 +36,15 @@ from perturbed_ud.evaluation.probe_metrics import (
     greedy_tree,
     uuas_counts,
 )
-from perturbed_ud.evaluation.probes import Gold, ProbeData, Training, predictions, train_probe
-from perturbed_ud.evaluation.probes import _dev_loss as held_out_loss
-from perturbed_ud.evaluation.probing import COLUMNS, PROTOCOLS, ProbeSettings, Sentences
-from perturbed_ud.evaluation.trees import BASE_RELATIONS, UPOS_TAGS, base_relation, tree_distances
+from perturbed_ud.evaluation.measures.probe_models import (
+    Gold,
+    ProbeData,
+    Training,
+    predictions,
+    train_probe,
+)
+from perturbed_ud.evaluation.measures.probe_models import _dev_loss as held_out_loss
+from perturbed_ud.evaluation.tasks.probe import COLUMNS, PROTOCOLS, ProbeSettings, Sentences
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
 
@@ -254,8 +265,8 @@ def test_a_killed_probe_run_resumes_from_its_probes_and_chunks_and_writes_files_
     import os
     import shutil
 
-    import perturbed_ud.evaluation.probing as probing
-    import perturbed_ud.evaluation.runner as runner
+    import perturbed_ud.evaluation.running.runner as runner
+    import perturbed_ud.evaluation.tasks.probe as probing
 
     args = ("--layers", "-1", "--probes", "pos,root", "--probe-seeds", "1")
     whole = probe_run(spud, tiny_bert, tmp_path / "whole", *args)
@@ -439,7 +450,7 @@ def test_the_released_cut_counts_multiword_token_and_empty_node_lines():
 
 
 def test_most_pud_gold_graphs_are_disconnected_by_the_cut_not_the_word_1_bug():
-    from perturbed_ud.evaluation.probing import gold_graph_losses
+    from perturbed_ud.evaluation.tasks.probe import gold_graph_losses
 
     pud = next(f for f in (SHARED_UD / "UD_English-PUD", UD_ROOT / "UD_English-PUD") if f.is_dir())
     sentences = [SentenceColumns.from_sentence(s) for s in read_conllu(next(pud.glob("*.conllu")))]

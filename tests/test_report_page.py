@@ -21,7 +21,7 @@ from test_minimal_pair import COMMON, COORD, SIMPLE
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.result_files import QUARTILES, read_runs
+from perturbed_ud.evaluation.reporting.result_files import QUARTILES, read_runs
 
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

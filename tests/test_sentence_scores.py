@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from conftest import UD_ROOT, committed_model
 
-from perturbed_ud.evaluation.sentence_scores import causal_log_likelihoods, pseudo_log_likelihoods
+from perturbed_ud.evaluation.measures.sentence_scores import (
+    causal_log_likelihoods,
+    pseudo_log_likelihoods,
+)
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 from perturbed_ud.ud.conllu_io import read_conllu

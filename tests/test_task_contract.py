@@ -20,9 +20,9 @@ from conftest import UD_ROOT
 import perturbed_ud
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.runner import Task, evaluation, finish, run_task
-from perturbed_ud.evaluation.stats import wilson_interval
-from perturbed_ud.evaluation.task import EvaluationTask, task_families
+from perturbed_ud.evaluation.reporting.statistics import wilson_interval
+from perturbed_ud.evaluation.running.runner import Task, evaluation, finish, run_task
+from perturbed_ud.evaluation.running.task import EvaluationTask, task_families
 from perturbed_ud.registry import FAMILIES, TASKS
 from perturbed_ud.settings import command_options, documented_fields, setting
 

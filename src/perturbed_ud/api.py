@@ -79,7 +79,7 @@ def evaluate(task: str, *, settings=None, verbose: bool = False, **options) -> d
 
 def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options) -> Path:
     """Run a task from keywords (`evaluate`); return the run folder."""
-    from .evaluation.task import RUN_OPTIONS
+    from .evaluation.running.task import RUN_OPTIONS
     from .lm.models import quiet_libraries
     from .registry import TASKS
     from .settings import documented_fields, settings_from
@@ -106,23 +106,17 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
         return evaluation_task.run(dataset, model, out, settings=settings, **run)
 
 
-def lm_eval_tasks(
-    dataset: str | Path,
-    out: str | Path,
-    *,
-    hub_id: str | None = None,
-    revision: str | None = None,
-    overwrite: bool = False,
-) -> Path:
+def lm_eval_tasks(dataset: str | Path, out: str | Path, **options) -> Path:
     """Write the task group ``perturbed-ud lm-eval-tasks DATASET --out OUT`` writes; return its
     folder (``OUT/<group>``, the group named after the dataset).
 
     ``lm_eval_tasks("data/clams", "tasks", hub_id="me/clams")`` points the tasks at the Hub
-    repo at the tag ``v<version>`` instead of the folder; ``revision`` names another.
+    repo at the tag ``v<version>`` instead of the folder; ``revision`` names another, and
+    ``overwrite=True`` replaces an earlier group.
     """
     from .data.lm_eval_tasks import write_tasks
 
-    return write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)
+    return write_tasks(dataset, out, **options)
 
 
 def review(
@@ -137,7 +131,7 @@ def review(
     """Write the review sheet ``perturbed-ud review DATASET --out OUT`` writes (review.html
     and review.csv, for native speakers to judge a spud build's nonce sentences); return
     its folder."""
-    from .evaluation.review import write_sheet
+    from .evaluation.reporting.review import write_sheet
 
     folder, warnings = write_sheet(dataset, out, sample=sample, seed=seed, configs=configs,
                                    overwrite=overwrite)  # fmt: skip
@@ -150,7 +144,7 @@ def review_score(marked: str | Path, out: str | Path | None = None):
     """The grammaticality table ``perturbed-ud review-score MARKED`` prints, as a DataFrame:
     per language, the grammatical share of the judged sentences and its Wilson interval;
     with ``out``, also written there as CSV, Markdown and JSON."""
-    from .evaluation.review import score_sheet, write_scores
+    from .evaluation.reporting.review import score_sheet, write_scores
 
     table = score_sheet(marked)
     if out is not None:

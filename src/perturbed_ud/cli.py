@@ -231,8 +231,8 @@ def evaluate() -> None:
 def probe_table(runs, distances, out) -> None:
     """The paper's robustness table from `evaluate probe` runs: per model, layer and
     perturbation, each drop as mean ± sd over corpora, beside the distances."""
-    from .evaluation.probe_table import robustness_table
-    from .evaluation.summary import write_table
+    from .evaluation.reporting.probe_table import robustness_table
+    from .evaluation.reporting.summary import write_table
     from .files import output_folder
 
     folder = output_folder(out)
@@ -248,7 +248,7 @@ def report(runs, out) -> None:
     """One self-contained HTML page comparing RUNs: run folders of `evaluate`, lm-eval
     results .json files, or folders of them. Values and intervals side by side per dataset,
     language and condition; each run's signature, provenance and figures."""
-    from .evaluation.comparison_page import write_comparison_page
+    from .evaluation.reporting.report_page import write_comparison_page
 
     click.echo(f"wrote {write_comparison_page(list(runs), out)}")
 
@@ -273,8 +273,8 @@ def report(runs, out) -> None:
 def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
     """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
     .parquet) in the released schema, ours or the original code's."""
-    from .evaluation.report import summarize as write_summaries
-    from .evaluation.schema import DEFAULT_CONDITIONS, dataset_conditions
+    from .evaluation.reporting.summarize import summarize as write_summaries
+    from .evaluation.running.schema import DEFAULT_CONDITIONS, dataset_conditions
 
     if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
         run_seed = int(match.group(1))
@@ -391,7 +391,7 @@ def review_score(marked, out) -> None:
     """The grammatical share per language of a marked review sheet (review.csv), with its
     Wilson 95 % interval. Judgements: grammatical (g, yes, 1), ungrammatical (u, no, 0),
     unsure (?); unsure and blank rows are counted but left out of the denominator."""
-    from .evaluation.review import score_sheet, scores_markdown, write_scores
+    from .evaluation.reporting.review import score_sheet, scores_markdown, write_scores
 
     table = score_sheet(marked)
     click.echo(scores_markdown(table))

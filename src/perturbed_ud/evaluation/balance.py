@@ -26,7 +26,7 @@ from ..data.writer import ParquetSplitWriter, read_build_manifest, split_files
 from ..errors import InputError
 from ..lm.masking import span_problem, target_pieces
 from ..registry import manifest_family
-from .datasets_io import require_columns
+from .running.datasets_io import require_columns
 
 # What balancing reads: the items of `evaluate masked-word`.
 BALANCED_COLUMNS = ("item_id", "words", "target_index")

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..builders.perturbed_ud import SCRAMBLES, conditions_table
-from ..errors import InputError
-from ..files import READ_ERRORS, open_decompressed
+from ...builders.perturbed_ud import SCRAMBLES, conditions_table
+from ...errors import InputError
+from ...files import READ_ERRORS, open_decompressed
 
 
 @dataclass(frozen=True)

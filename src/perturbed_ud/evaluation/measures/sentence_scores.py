@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lm.batching import Batcher, BatchSettings
-from ..lm.encodings import causal_encodings, masked_encodings
-from ..lm.models import MODEL_KINDS
-from ..settings import setting
+from ...lm.batching import Batcher, BatchSettings
+from ...lm.encodings import causal_encodings, masked_encodings
+from ...lm.models import MODEL_KINDS
+from ...settings import setting
 
 PLL_METRICS = ("original", "within_word_l2r")
 BOS_POLICIES = ("prepend", "none")

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..files import output_folder
-from .plots import plot_accuracy, plot_effects
-from .schema import DEFAULT_CONDITIONS, Conditions, check_items, read_items
-from .stats import (
+from ...files import output_folder
+from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items, read_items
+from .figures import plot_accuracy, plot_effects
+from .statistics import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     accuracy_ci,

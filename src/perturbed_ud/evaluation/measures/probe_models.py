@@ -26,8 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..files import atomic_path, output_folder
-from .trees import BASE_RELATIONS, UPOS_TAGS, base_relation, root_word, tree_distances
+from ...files import atomic_path, output_folder
+from .probe_labels import BASE_RELATIONS, UPOS_TAGS, base_relation, root_word, tree_distances
 
 PROBES = ("distance", "depth", "pos", "root", "depprobe")
 IGNORED = -100  # the label of padding, which cross entropy skips

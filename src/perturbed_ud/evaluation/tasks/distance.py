@@ -20,17 +20,17 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..files import atomic_path
-from ..lm.batching import every_layer_max_tokens
-from ..lm.encodings import encode
-from ..lm.models import device_for, load_lm
-from ..registry import TASKS
-from .plots import plot_distances
-from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import KindSettings
-from .stats import worst_copy
-from .summary import write_table
-from .task import EvaluationTask
+from ...files import atomic_path
+from ...lm.batching import every_layer_max_tokens
+from ...lm.encodings import encode
+from ...lm.models import device_for, load_lm
+from ...registry import TASKS
+from ..measures.sentence_scores import KindSettings
+from ..reporting.figures import plot_distances
+from ..reporting.statistics import worst_copy
+from ..reporting.summary import write_table
+from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.task import EvaluationTask
 
 COLUMNS = ("sent_id", "forms", "original_forms")
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")

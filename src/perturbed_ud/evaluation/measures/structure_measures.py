@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .plots import plot_performance_vs_measure
-from .summary import write_table
+from ..reporting.figures import plot_performance_vs_measure
+from ..reporting.summary import write_table
 
 MEASURES = ("chrf", "idc", "compression")
 # The script of a language's texts, by ISO 639 code; others are "unknown".

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import InputError
+from ...errors import InputError
 
 # Row columns that say which condition a number is of, in the order they are shown.
 CONDITION_COLUMNS = ("config", "split", "condition", "construction", "layer", "measure", "metric")

@@ -13,8 +13,8 @@ import json
 import re
 from pathlib import Path
 
-from ..errors import InputError
-from ..registry import manifest_family
+from ...errors import InputError
+from ...registry import manifest_family
 from .task import tasks_of_family
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
@@ -122,7 +122,7 @@ def model_kind(
     naming what its config says."""
     from transformers import AutoConfig
 
-    from ..lm.models import check_kind, model_kind_of, pretrained
+    from ...lm.models import check_kind, model_kind_of, pretrained
 
     config = pretrained(AutoConfig, model, revision)
     if asked is not None:

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
-from ..files import atomic_path
-from ..lm.batching import BatchSettings
-from ..lm.beam import beam_search
-from ..lm.masking import mask_target
-from ..lm.matching import normalize_word, words_match
-from ..lm.models import device_for, load_masked_lm
-from ..registry import TASKS
-from ..settings import setting
-from .runner import Task, evaluation, finish, records, run_task
-from .schema import Conditions, dataset_conditions
-from .task import EvaluationTask
+from ...errors import InputError
+from ...files import atomic_path
+from ...lm.batching import BatchSettings
+from ...lm.beam import beam_search
+from ...lm.masking import mask_target
+from ...lm.matching import normalize_word, words_match
+from ...lm.models import device_for, load_masked_lm
+from ...registry import TASKS
+from ...settings import setting
+from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.schema import Conditions, dataset_conditions
+from ..running.task import EvaluationTask
 
 SCORINGS = ("paper", "lrec2026")
 COLUMNS = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
@@ -196,7 +196,7 @@ def evaluate_masked_word(
     with atomic_path(run / "items.jsonl") as tmp:
         items.to_json(tmp, orient="records", lines=True, force_ascii=False)
     if summarize:
-        from .report import summarize as write_summaries
+        from ..reporting.summarize import summarize as write_summaries
 
         written = write_summaries(items, run, conditions=conditions)
         metrics = {

@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from ..errors import InputError
-from .schema import DEFAULT_CONDITIONS, Conditions
+from ...errors import InputError
+from ..running.schema import DEFAULT_CONDITIONS, Conditions
 from .summary import item_key, item_scores
 
 Z95 = 1.959963984540054  # the 97.5 % standard normal quantile used by the released code

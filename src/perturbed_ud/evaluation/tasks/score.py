@@ -18,24 +18,24 @@ import numpy as np
 import pandas as pd
 from scipy.stats import wilcoxon
 
-from ..files import atomic_path
-from ..lm.batching import BatchSettings
-from ..lm.encodings import WORD_GROUPINGS
-from ..lm.models import device_for, load_lm
-from ..registry import TASKS
-from ..settings import setting
-from .plots import plot_nonce_ratios
-from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import (
+from ...files import atomic_path
+from ...lm.batching import BatchSettings
+from ...lm.encodings import WORD_GROUPINGS
+from ...lm.models import device_for, load_lm
+from ...registry import TASKS
+from ...settings import setting
+from ..measures.sentence_scores import (
     PLL_METRICS,
     bos_setting,
     causal_log_likelihoods,
     kind_setting,
     pseudo_log_likelihoods,
 )
-from .structure_measures import setting_rows, write_comparison
-from .summary import write_table
-from .task import EvaluationTask
+from ..measures.structure_measures import setting_rows, write_comparison
+from ..reporting.figures import plot_nonce_ratios
+from ..reporting.summary import write_table
+from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.task import EvaluationTask
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,17 +32,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from jinja2 import Environment, StrictUndefined
 
-from ..data.writer import split_files
-from ..errors import InputError, OutputExistsError
-from ..files import file_sha256, open_output, output_folder, write_text
-from ..perturb.surface_rules import space_after, surface_tokens, token_gaps
-from ..registry import manifest_family
-from ..rng import stable_key
-from ..ud.columns import FEATURES, SentenceColumns
-from ..version import __version__
-from .datasets_io import require_columns
-from .inputs import choose_configs, local_manifest
-from .stats import WILSON, wilson_interval
+from ...data.writer import split_files
+from ...errors import InputError, OutputExistsError
+from ...files import file_sha256, open_output, output_folder, write_text
+from ...perturb.surface_rules import space_after, surface_tokens, token_gaps
+from ...registry import manifest_family
+from ...rng import stable_key
+from ...ud.columns import FEATURES, SentenceColumns
+from ...version import __version__
+from ..running.datasets_io import require_columns
+from ..running.inputs import choose_configs, local_manifest
+from .statistics import WILSON, wilson_interval
 from .summary import markdown_table, write_table
 
 SHEET_COLUMNS = ["item_id", "lang", "original", "nonce", "replaced", "judgement", "note",

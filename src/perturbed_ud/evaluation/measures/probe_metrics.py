@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.stats import rankdata
 
-from .trees import BASE_RELATIONS, base_relation
+from .probe_labels import BASE_RELATIONS, base_relation
 
 SHORTEST, LONGEST = 5, 50  # the sentence lengths DSpr and NSpr average over
 

@@ -19,18 +19,18 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..errors import InputError
-from ..files import atomic_path
-from ..lm.batching import BatchSettings, plan_batches
-from ..lm.models import LanguageModel, _autocast, cached_model, device_for, pretrained
-from ..registry import TASKS
-from ..settings import setting
-from .datasets_io import config_names, dataset_content, load_config
-from .runner import Task, evaluation, finish, records, run_task
-from .stats import WILSON, wilson_interval
-from .structure_measures import setting_rows, write_comparison
-from .summary import write_table
-from .task import EvaluationTask
+from ...errors import InputError
+from ...files import atomic_path
+from ...lm.batching import BatchSettings, plan_batches
+from ...lm.models import LanguageModel, _autocast, cached_model, device_for, pretrained
+from ...registry import TASKS
+from ...settings import setting
+from ..measures.structure_measures import setting_rows, write_comparison
+from ..reporting.statistics import WILSON, wilson_interval
+from ..reporting.summary import write_table
+from ..running.datasets_io import config_names, dataset_content, load_config
+from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.task import EvaluationTask
 
 
 @dataclass(frozen=True, kw_only=True)

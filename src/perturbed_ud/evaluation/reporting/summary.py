@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data.markdown import markdown_table as markdown_lines
-from ..errors import InputError
-from ..files import atomic_path, write_text
-from ..lexicons import load_toml
-from .schema import DEFAULT_CONDITIONS, Conditions, check_items
+from ...data.markdown import markdown_table as markdown_lines
+from ...errors import InputError
+from ...files import atomic_path, write_text
+from ...lexicons import load_toml
+from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items
 
 SUMMARY_COLUMNS = [
     "model_name",

@@ -16,8 +16,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..data.writer import content_hash
-from ..errors import InputError
+from ...data.writer import content_hash
+from ...errors import InputError
 from .task import tasks_reading_columns
 
 

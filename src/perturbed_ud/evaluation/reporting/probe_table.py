@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
+from ...errors import InputError
 
 # {lang}_{method}_tau{τ}_seed{s} (substitution) or {lang}_seed{s} (spud)
 _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?:(?P<method>.+)_tau(?P<tau>\d+)_)?seed(?P<seed>\d+)")

@@ -17,8 +17,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from ..files import atomic_path
-from .schema import DEFAULT_CONDITIONS, Conditions
+from ...files import atomic_path
+from ..running.schema import DEFAULT_CONDITIONS, Conditions
 
 # One colour per word order in every figure: the dark shade of a tab20 pair for the order,
 # its light shade for the order with lemmas (+L); lemmas alone (S_L) in purple.

@@ -35,10 +35,10 @@ import pandas as pd
 from rich.console import Console
 from rich.progress import Progress
 
-from ..errors import InputError, RunError
-from ..files import atomic_path, check_name, exclusive, output_folder, write_text
-from ..lm.models import describe_model
-from ..version import __version__
+from ...errors import InputError, RunError
+from ...files import atomic_path, check_name, exclusive, output_folder, write_text
+from ...lm.models import describe_model
+from ...version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
 
@@ -355,7 +355,7 @@ def evaluation(
             revision: str | None = None,
             **options,
         ):
-            from ..lm.models import checked_device
+            from ...lm.models import checked_device
 
             settings = settings or settings_class()
             check_inputs(task, dataset, configs, splits, model)

@@ -32,21 +32,20 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
-from ..errors import InputError
-from ..files import atomic_path
-from ..lm.batching import every_layer_max_tokens
-from ..lm.models import device_for, load_lm
-from ..lm.word_vectors import hidden_layers, word_vectors
-from ..registry import TASKS
-from ..settings import setting
-from ..ud.columns import SentenceColumns
-from ..ud.conllu_io import read_conllu
-from ..ud.sources import parse_treebank_overrides, resolve
-from ..version import __version__
-from . import lamalfa2022_probing as lamalfa2022
-from .datasets_io import config_names, dataset_content, load_config, require_columns
-from .plots import plot_probe_summary
-from .probe_metrics import (
+from ...errors import InputError
+from ...files import atomic_path
+from ...lm.batching import every_layer_max_tokens
+from ...lm.models import device_for, load_lm
+from ...lm.word_vectors import hidden_layers, word_vectors
+from ...registry import TASKS
+from ...settings import setting
+from ...ud.columns import SentenceColumns
+from ...ud.conllu_io import read_conllu
+from ...ud.sources import parse_treebank_overrides, resolve
+from ...version import __version__
+from ..measures import lamalfa2022_probing as lamalfa2022
+from ..measures.probe_labels import UPOS_TAGS
+from ..measures.probe_metrics import (
     HEWITT_MANNING,
     MetricSet,
     aggregate,
@@ -58,7 +57,7 @@ from .probe_metrics import (
     sentence_values,
     uuas_counts,
 )
-from .probes import (
+from ..measures.probe_models import (
     PROBES,
     Gold,
     ProbeData,
@@ -68,18 +67,19 @@ from .probes import (
     save_probe,
     train_probe,
 )
-from .runner import Task, evaluation, finish, launcher_rank, records, run_task, say
-from .sentence_scores import KindSettings
-from .stats import (
+from ..measures.sentence_scores import KindSettings
+from ..reporting.figures import plot_probe_summary
+from ..reporting.statistics import (
     BOOTSTRAP_SEED,
     bootstrap_name,
     percentile_interval,
     resampled_counts,
     worst_copy,
 )
-from .summary import markdown_table, write_table
-from .task import EvaluationTask
-from .trees import UPOS_TAGS
+from ..reporting.summary import markdown_table, write_table
+from ..running.datasets_io import config_names, dataset_content, load_config, require_columns
+from ..running.runner import Task, evaluation, finish, launcher_rank, records, run_task, say
+from ..running.task import EvaluationTask
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 READ_COLUMNS = (*COLUMNS, "lang")  # a row's language picks the probes it is tested with

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
-from ..errors import InputError
-from ..files import output_folder, write_text
-from ..version import __version__
+from ...errors import InputError
+from ...files import output_folder, write_text
+from ...version import __version__
 from .result_files import Estimate, RunResults, read_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -60,7 +60,7 @@ def render_page(runs: list[RunResults]) -> str:
                               lstrip_blocks=True)  # fmt: skip
     environment.filters["number"] = number
     template = environment.from_string(
-        files(__package__).joinpath("comparison_page.html").read_text(encoding="utf-8")
+        files(__package__).joinpath("report_page.html").read_text(encoding="utf-8")
     )
     return template.render(
         runs=runs, tables=comparison_tables(runs), figures=figures_by_name(runs),

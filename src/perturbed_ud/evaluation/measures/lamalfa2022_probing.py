@@ -37,9 +37,9 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import shortest_path
 from scipy.stats import spearmanr
 
+from .probe_labels import UPOS_TAGS
 from .probe_metrics import MetricSet
-from .probes import Gold
-from .trees import UPOS_TAGS
+from .probe_models import Gold
 
 MAX_WORDS = 20  # the released maxlen: lines read per sentence, slots of the grid
 GRID = MAX_WORDS * MAX_WORDS

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import click
 
-from ..registry import FAMILIES, TASKS
+from ...registry import FAMILIES, TASKS
 
 # Options of every run, not of a task's settings: what is read, by which model, where to.
 RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",

@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..files import atomic_path
-from ..lm.encodings import masked_pieces
-from ..lm.models import device_for, load_lm
-from ..registry import TASKS
-from ..settings import setting
-from .plots import count_label, grouped_bars
-from .runner import Task, evaluation, finish, records, run_task
-from .sentence_scores import KindSettings, causal_log_likelihoods
-from .stats import WILSON, wilson_interval
-from .summary import write_table
-from .task import EvaluationTask
+from ...files import atomic_path
+from ...lm.encodings import masked_pieces
+from ...lm.models import device_for, load_lm
+from ...registry import TASKS
+from ...settings import setting
+from ..measures.sentence_scores import KindSettings, causal_log_likelihoods
+from ..reporting.figures import count_label, grouped_bars
+from ..reporting.statistics import WILSON, wilson_interval
+from ..reporting.summary import write_table
+from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.task import EvaluationTask
 
 COLUMNS = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form", "bad_form",
            "good_positions", "bad_positions")  # fmt: skip
