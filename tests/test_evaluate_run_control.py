@@ -243,3 +243,22 @@ def test_python_evaluate_returns_the_results_the_command_writes(data, tmp_path, 
     with pytest.raises(InputError, match="--metric: 'nope' is not one of"):
         perturbed_ud.evaluate("score", dataset=data / "spud", model=tiny_bert,
                               out=tmp_path / "r", metric="nope")  # fmt: skip
+
+
+@pytest.mark.parametrize(("edited", "edit"), [
+    ("config.json", lambda c: c | {"layer_norm_eps": 1e-6}),
+    ("tokenizer.json", lambda t: t | {"truncation": {"max_length": 8, "strategy": "LongestFirst",
+                                                      "stride": 0, "direction": "Right"}}),
+])  # fmt: skip
+def test_a_model_file_edited_between_runs_is_another_model(data, tmp_path, tiny_bert, edited,
+                                                           edit):  # fmt: skip
+    """Not only the weights: a model's config and tokenizer decide its scores, so a run
+    resumed after either changed must not reuse what the first one scored."""
+    model = shutil.copytree(tiny_bert, tmp_path / "model")
+    args = ["evaluate", "score", "--dataset", str(data / "spud"), "--model", str(model),
+            "--limit", "2", "--out", str(tmp_path / "run")]  # fmt: skip
+    assert CliRunner().invoke(main, args).exit_code == 0
+    path = model / edited
+    path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 1 and "holds a run with other settings" in again.stderr

@@ -129,14 +129,21 @@ def _damaged_weights(name: str) -> str:
     return f"damaged weight file ({files}): copy or download it again"
 
 
+# The files of a checkpoint folder that decide its scores: weights, and the configuration and
+# tokenizer files (JSON, vocabularies, merges, sentencepiece models) read with them.
+MODEL_FILES = ("*.safetensors", "*.bin", "*.json", "*.txt", "*.model")
+
+
 def _local_revision(name: str) -> str | None:
-    """sha256 of a local checkpoint's weight files, standing in for a Hub commit."""
+    """sha256 of a local checkpoint's files (each name and content), standing in for a Hub
+    commit: an edited config or tokenizer is another model, as edited weights are."""
     path = Path(name)
     if not path.is_dir():
         return None
     digest = hashlib.sha256()
-    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
-        digest.update(weights.read_bytes())
+    for file in sorted({f for pattern in MODEL_FILES for f in path.glob(pattern) if f.is_file()}):
+        digest.update(file.name.encode() + b"\0")
+        digest.update(hashlib.sha256(file.read_bytes()).digest())
     return "sha256:" + digest.hexdigest()[:16]
 
 
