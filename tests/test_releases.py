@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from conftest import REPO
 
 from perturbed_ud.cli import build, main
+from perturbed_ud.errors import InputError
+from perturbed_ud.releases import parse_version
 
 RELEASES = sorted((REPO / "builders").glob("*.toml"))
 
@@ -86,3 +88,12 @@ def test_a_broken_release_is_a_readable_error(tmp_path, text, message):
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("error: ") and message in result.stderr
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("version", ["1.0.0\n", "١.٠.٠", "01.00.000", "1.0.0 ", "v1.0.0"])
+def test_a_version_is_three_plain_numbers_and_nothing_else(version):
+    """A newline would reach the card and the tag; other digits and leading zeros would
+    name one release in two ways."""
+    with pytest.raises(InputError, match="is not a version of the form x.y.z"):
+        parse_version(version)
+    assert parse_version("10.0.21") == (10, 0, 21) and parse_version("0.0.0") == (0, 0, 0)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .errors import InputError
 
-# A dataset version as `datasets` reads it from a card: x.y.z.
-VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+# A dataset version as `datasets` reads it from a card: x.y.z, each a number in ASCII digits
+# without a leading zero (01 and 1 would tag one release twice).
+VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Release:
 
 def parse_version(text: object, what: str = "--version") -> tuple[int, int, int]:
     """(major, minor, patch) of an x.y.z version; anything else is an `InputError`."""
-    match = VERSION.match(str(text))
+    match = VERSION.fullmatch(str(text))  # not `match`: "1.0.0\n" would pass
     if match is None:
         raise InputError(f"{what} {str(text)!r} is not a version of the form x.y.z, e.g. 1.0.0")
     major, minor, patch = map(int, match.groups())
