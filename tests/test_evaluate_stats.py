@@ -397,3 +397,23 @@ def test_report_leaves_out_figures_without_conditions(tmp_path):
     written = summarize(full_only, tmp_path, bootstrap=20)
     assert "head_vs_part.png" not in written and "sensitivity.png" in written
     assert pd.read_csv(written["head_vs_part.csv"])["part_minus_head"].isna().all()
+
+
+@pytest.mark.parametrize("value", ["False", "True", 2, None])
+def test_a_match_that_is_not_true_or_false_is_refused(tmp_path, value):
+    """A string "False" is truthy: counted as correct, it would raise every accuracy."""
+    items = make_items(2)
+    items["word_level_match"] = items["word_level_match"].astype(object)
+    items.loc[items.index[1], "word_level_match"] = value
+    path = tmp_path / "items.jsonl"
+    items.to_json(path, orient="records", lines=True)
+    with pytest.raises(InputError, match="word_level_match must be true or false, not "):
+        read_items(path)
+    read_items(write_items(make_items(2), tmp_path / "ok.jsonl"))  # true/false and 0/1 pass
+
+
+def write_items(items, path):
+    items.assign(word_level_match=items["word_level_match"].astype(int)).to_json(
+        path, orient="records", lines=True
+    )
+    return path

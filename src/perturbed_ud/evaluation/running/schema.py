@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ...builders.perturbed_ud import SCRAMBLES, conditions_table
@@ -116,6 +117,12 @@ def check_items(items: pd.DataFrame, conditions: Conditions = DEFAULT_CONDITIONS
     if unknown:
         names = sorted(conditions.labels)
         raise InputError(f"unknown conditions {unknown}; items name conditions as {names}")
+    match = items["word_level_match"]
+    if not pd.api.types.is_bool_dtype(match):  # JSON true/false, or 0/1: a string is truthy
+        kept = match.map(lambda v: isinstance(v, (int, np.integer, np.bool_)) and v in (0, 1))
+        bad = match[~kept]
+        if len(bad):
+            raise InputError(f"word_level_match must be true or false, not {bad.iloc[0]!r}")
     return items
 
 
