@@ -23,6 +23,7 @@ import perturbed_ud.ud.sources as sources_module
 from perturbed_ud.cli import main
 from perturbed_ud.download import cache_dir
 from perturbed_ud.errors import CoNLLUError, InputError, SourceError
+from perturbed_ud.registry import FAMILIES
 from perturbed_ud.ud.conllu_io import read_conllu
 from perturbed_ud.ud.selection import Selection, all_sentences, select
 from perturbed_ud.ud.sources import (
@@ -417,6 +418,19 @@ def test_a_silent_server_times_out(tmp_path, monkeypatch):
     finally:
         listener.close()
     assert not (tmp_path / "perturbed-ud-cache").exists()
+
+
+def test_a_spud_build_through_download_fetches_its_pool_too(ud_server, monkeypatch):
+    """spud reads its pool splits and inflection lexicon from what was downloaded, and only
+    from the cache offline: the options --download and --offline say so to its settings."""
+    monkeypatch.setenv("PERTURBED_UD_BASE_URL", ud_server.url)
+    spud = FAMILIES.get("spud")
+    fetched = spud.from_options({"download": True, "langs": "en", "limit": 3}).settings
+    assert (fetched.fetched, fetched.offline) == (True, False)
+    cached = spud.from_options({"download": True, "offline": True, "langs": "en"}).settings
+    assert (cached.fetched, cached.offline) == (True, True)
+    local = spud.from_options({"ud_root": str(UD_ROOT), "langs": "en"}).settings
+    assert (local.fetched, local.offline) == (False, False)
 
 
 def test_cli_build_through_download(ud_server, tmp_path):

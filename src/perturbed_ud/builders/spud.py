@@ -480,6 +480,13 @@ class Spud(UDFamily):
     def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
         return ("text",)
 
+    @classmethod
+    def resolve(cls, sources: SpudSources, values: dict) -> dict:
+        """Downloaded treebanks bring their pool splits from the download too, and only from
+        the cache offline."""
+        fetch = {"fetched": sources.download, "offline": sources.offline}
+        return super().resolve(sources, values) | fetch
+
     def conditions(self) -> list[str]:
         return list(SPLITS)
 
