@@ -148,7 +148,8 @@ class DatasetFamily(ABC):
                 values[new] = values.pop(old)
         sources_fields = documented_fields(cls.sources_class) if cls.sources_class else []
         source_names = [f.name for f in sources_fields]
-        offered = {*source_names, *(o.name for o in cls.options())} - set(cls.renamed)
+        settings = documented_fields(cls.settings_class)
+        offered = {*source_names, *(f.name for f in settings if f.name not in cls.resolved)}
         if unknown := sorted(set(values) - offered):
             raise InputError(
                 f"{what} has no option {', '.join(unknown)}; it has: {', '.join(sorted(offered))}"
