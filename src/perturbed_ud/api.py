@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .errors import InputError
+from .options import check_one_line
 
 if TYPE_CHECKING:
     from .builders.family import DatasetFamily
@@ -45,6 +46,7 @@ def build(
     from .registry import FAMILIES
 
     cls = FAMILIES.get(family) if isinstance(family, str) else family
+    check_one_line(out, "--out")  # the folder's path reaches the tasks lm-eval-tasks writes
     if settings is None:
         instance = cls.from_options(options)
     elif any(value is not None for value in options.values()):
@@ -82,7 +84,7 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
     from .evaluation.running.task import RUN_OPTIONS
     from .lm.models import quiet_libraries
     from .registry import TASKS
-    from .settings import documented_fields, settings_from
+    from .settings import documented_fields, option_name, settings_from
 
     evaluation_task = TASKS.get(task)
     settings_class = evaluation_task.settings_class
@@ -95,6 +97,8 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
         )
     run = {name: options.pop(name) for name in run_names if name in options}
     run = {name: value for name, value in run.items() if value is not None}
+    for name, value in run.items():
+        check_one_line(value, option_name(name))  # they reach run.json, results and reports
     if missing := [name for name in ("dataset", "model", "out") if name not in run]:
         raise InputError(f"evaluate {task} needs {', '.join(missing)}")
     if settings is None:

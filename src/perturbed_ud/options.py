@@ -1,8 +1,16 @@
-"""Comma-separated command-line values, parsed the same way by every command."""
+"""Command-line values, parsed and checked the same way by every command: comma lists, and
+strings that must stay on one line."""
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import Any
+
 import click
+
+from .errors import InputError
 
 
 def comma_words(value: str) -> list[str]:
@@ -14,3 +22,35 @@ def comma_ints(value: str) -> list[int]:
         return [int(v) for v in comma_words(value)]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+
+
+def control_character(text: str) -> str | None:
+    """The first control character or line separator in ``text``, if any: what would break
+    a line of the YAML, Markdown or CSV that a value is written into."""
+    return next(
+        (c for c in text if unicodedata.category(c) in ("Cc", "Zl", "Zp")),
+        None,
+    )
+
+
+def check_one_line(value: Any, option: str) -> None:
+    """An `InputError` naming ``option`` when a string or path in ``value`` (or in a sequence
+    or mapping of them) holds a control character or a line break."""
+    for text in _texts(value):
+        if (char := control_character(text)) is not None:
+            raise InputError(
+                f"{option}: {text!r} holds the control character {char!r}: "
+                "give it on one line, without control characters"
+            )
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, (str, PurePath)):
+        yield str(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _texts(item)

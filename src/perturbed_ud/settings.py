@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from .errors import InputError
-from .options import comma_ints, comma_words
+from .options import check_one_line, comma_ints, comma_words
 
 
 def _shown(value: Any) -> str:
@@ -184,12 +184,14 @@ def settings_from(settings_class: type, values: dict, what: str) -> Any:
 
 def check_declared(settings: Any) -> None:
     """Every documented field's value is one of its choices and at least its minimum (None
-    stands for "not given"): the one check of what a field declares, which a settings class
-    calls from ``__post_init__`` and `settings_from` calls on what it builds."""
+    stands for "not given"), and its strings stay on one line (they reach signatures, cards
+    and task files): the one check of what a field declares, which a settings class calls
+    from ``__post_init__`` and `settings_from` calls on what it builds."""
     for f in documented_fields(type(settings)):
         value, meta = getattr(settings, f.name), f.metadata
         if value is None:
             continue
+        check_one_line(value, _option(f))
         if meta["choices"] and value not in meta["choices"]:
             choices = ", ".join(map(repr, meta["choices"]))
             raise InputError(f"{_option(f)}: {value!r} is not one of {choices}")

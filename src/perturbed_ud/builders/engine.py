@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ..data.card import write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash
+from ..data.writer import ParquetSplitWriter, atomic_folder, check_manifest_text, content_hash
 from ..errors import InputError
 from ..registry import FAMILIES
 from ..version import __version__
@@ -87,6 +87,7 @@ def write_dataset(
         # The frame is the engine's alone: a family derived from a built dataset passes on
         # the source's manifest, whose frame this one replaces.
         manifest = frame | {key: value for key, value in entries.items() if key not in frame}
+        check_manifest_text(manifest, final / "build.json", InputError)
         write_card(root, manifest, family.description, family.card_text(manifest))
     return final
 

@@ -29,7 +29,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..licences import hub_licence
-from .markdown import code_block, markdown_table
+from .markdown import code_block, inline_code, markdown_table
 from .writer import split_files, split_pattern
 
 UD_CITATION = """\
@@ -267,7 +267,7 @@ def render(
 # {manifest["pretty_name"]}
 
 Version {manifest["version"]}, built by perturbed-ud {manifest["toolkit_version"]}.
-Signature: `{manifest["signature"]}` (config id `{manifest["config_id"]}`).
+Signature: {inline_code(manifest["signature"])} (config id {inline_code(manifest["config_id"])}).
 
 {description}
 ## Loading

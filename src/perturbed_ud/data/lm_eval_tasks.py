@@ -222,7 +222,9 @@ def family_tasks(manifest: dict, group: str, data: dict) -> dict[str, list[dict]
 
 
 def header(manifest: dict, data: dict, comment: str = "") -> str:
-    """The comment lines that open every file: the dataset's version, signature, content."""
+    """The comment lines that open every file: the dataset's version, signature, content.
+    Every line of a value is commented out, so that no line break in a path or a signature
+    can start a line of YAML."""
     where = data["dataset_path"]
     if "dataset_kwargs" in data:
         where += f" (Hugging Face Hub) at revision {data['dataset_kwargs']['revision']}"
@@ -231,9 +233,9 @@ def header(manifest: dict, data: dict, comment: str = "") -> str:
         f"signature: {manifest['signature']}",
         f"content sha256: {manifest['content_sha256']}",
         f"data: {where}",
-        *comment.splitlines(),
+        comment,
     ]
-    return "".join(f"# {line}".rstrip() + "\n" for line in lines)
+    return "".join(f"# {part}".rstrip() + "\n" for line in lines for part in line.splitlines())
 
 
 def dump(settings: dict) -> str:

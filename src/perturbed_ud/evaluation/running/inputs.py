@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+from ...data.writer import check_manifest_text
 from ...errors import InputError
 from ...registry import manifest_family
 from .task import tasks_of_family
@@ -54,9 +55,11 @@ def local_manifest(dataset: str) -> dict | None:
             raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise InputError(f"{path}: not a readable build.json ({err})") from None
+    check_manifest_text(manifest, path, InputError)
+    return manifest
 
 
 def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:

@@ -1,0 +1,193 @@
+"""Strings that reach generated files (lm-eval task YAML, cards, summaries, report pages) cannot
+change their structure, and no token reaches them: control characters are refused in options
+and in the manifests read back, the writers comment out, escape or quote what they write, and
+model arguments are redacted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import UD_ROOT
+from markdown_it import MarkdownIt
+
+import perturbed_ud
+from perturbed_ud.cli import main
+from perturbed_ud.data import markdown as md
+from perturbed_ud.data.lm_eval_tasks import header
+from perturbed_ud.data.push import push_folder
+from perturbed_ud.errors import InputError, PushError
+
+BUILD = ["build", "spud", "--ud-root", str(UD_ROOT), "--langs", "en", "--limit", "5",
+         "--seeds", "1"]  # fmt: skip
+# Line breaks of Python, YAML and Unicode, a tab and a NUL.
+CONTROLS = ["\n", "\r", "\t", "\x00", "\x85", "\u2028", "\u2029"]
+INJECTED = "dataset_path: w/evil"
+
+
+def build_spud(out, **options):
+    return perturbed_ud.build("spud", out, ud_root=str(UD_ROOT), langs="en", limit=5, seeds="1",
+                              **options)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def spud(tmp_path_factory):
+    return build_spud(tmp_path_factory.mktemp("spud"))
+
+
+def parser():
+    return MarkdownIt("commonmark").enable("table")
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of every row of every table in Markdown ``text``, as a reader sees them."""
+    rows, cells = [], None
+    for token in parser().parse(text):
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline" and cells is not None:
+            cells.append(token.content)
+        elif token.type == "tr_close":
+            rows.append(cells)
+            cells = None
+    return rows
+
+
+def card_body(folder) -> str:
+    return (folder / "README.md").read_text(encoding="utf-8").split("\n---\n", 1)[1]
+
+
+class TagLoader(yaml.SafeLoader):
+    """lm-eval's YAML: its ``!function`` tag read as the text it names."""
+
+
+TagLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def task_files(folder) -> dict[str, dict]:
+    return {
+        path.name: yaml.load(path.read_text(encoding="utf-8"), Loader=TagLoader)
+        for path in sorted(folder.iterdir())
+        if path.name.endswith(("yaml", "_yaml"))
+    }
+
+
+@pytest.mark.parametrize("char", CONTROLS, ids=repr)
+def test_a_control_character_in_a_build_option_is_refused(char, tmp_path):
+    release = f"r2.16{char}{INJECTED}"
+    result = CliRunner().invoke(main, [*BUILD, "--ud-release", release, "--out", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: --ud-release: ")
+    assert len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "spud").exists()
+
+
+def test_a_control_character_in_the_output_folder_of_a_build_is_refused(tmp_path):
+    out = tmp_path / f"w\n{INJECTED}"
+    result = CliRunner().invoke(main, [*BUILD, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: --out: ")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("option", ["--out", "--model", "--device"])
+def test_a_control_character_in_an_evaluate_option_is_refused(option, spud, tiny_gpt2, tmp_path):
+    values = {"--dataset": str(spud), "--model": str(tiny_gpt2), "--out": str(tmp_path / "run"),
+              "--device": "cpu", "--limit": "1"}  # fmt: skip
+    values[option] += f"\n{INJECTED}"
+    args = [arg for pair in values.items() for arg in pair]
+    result = CliRunner().invoke(main, ["evaluate", "score", *args])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {option}: ")
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_signature_edited_by_hand_is_refused_where_build_json_is_read(spud, tiny_gpt2, tmp_path):
+    folder = shutil.copytree(spud, tmp_path / "spud")
+    manifest = json.loads((folder / "build.json").read_text())
+    manifest["signature"] += "\ndataset_kwargs: {data_files: /elsewhere}"
+    (folder / "build.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match=r"build\.json: signature '.*' holds the control"):
+        perturbed_ud.lm_eval_tasks(folder, tmp_path / "tasks")
+    assert not (tmp_path / "tasks").exists()
+    with pytest.raises(PushError, match=r"signature '.*' holds the control character '\\n'"):
+        push_folder(folder, "me/spud", manifest["version"], dry_run=True, echo=lambda _: None)
+    with pytest.raises(InputError, match=r"build\.json: signature"):
+        perturbed_ud.evaluate("score", dataset=str(folder), model=str(tiny_gpt2),
+                              out=str(tmp_path / "run"), limit=1)  # fmt: skip
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_config_name_with_a_line_break_is_refused(spud, tmp_path):
+    folder = shutil.copytree(spud, tmp_path / "spud")
+    manifest = json.loads((folder / "build.json").read_text())
+    manifest["configs"] = {f"{name}\n{INJECTED}": v for name, v in manifest["configs"].items()}
+    (folder / "build.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match=r"a name in configs 'en_seed1\\ndataset_path"):
+        perturbed_ud.lm_eval_tasks(folder, tmp_path / "tasks")
+
+
+def test_citations_keep_their_lines(spud):
+    assert "\n" in json.loads((spud / "build.json").read_text())["treebanks"][0]["citation"]
+    perturbed_ud.lm_eval_tasks(spud, spud.parent / "tasks")  # read back without complaint
+    shutil.rmtree(spud.parent / "tasks")
+
+
+def test_every_line_of_a_header_value_is_a_comment():
+    manifest = {
+        "dataset": "spud",
+        "version": "1.0.0",
+        "content_sha256": "0" * 64,
+        "signature": "spud:1.0.0\rdataset_name: a\u2028dataset_name: b\x85x: 1\ny: 2",
+    }
+    text = header(manifest, {"dataset_path": f"/data/w\n{INJECTED}"}, "comment\nmore")
+    assert all(line.startswith("#") for line in text.splitlines())
+    assert len(text.splitlines()) == 11
+    assert yaml.safe_load(text) is None
+
+
+def test_a_dataset_folder_whose_path_holds_a_line_break_adds_no_yaml(spud, tmp_path):
+    folder = shutil.copytree(spud, tmp_path / f"w\n{INJECTED}" / "spud")
+    tasks = perturbed_ud.lm_eval_tasks(folder, tmp_path / "tasks")
+    files = task_files(tasks)
+    assert files["_rolling_template_yaml"]["dataset_path"] == str(folder.resolve())
+    for name, settings in files.items():
+        if name != "_rolling_template_yaml":
+            assert "dataset_path" not in settings, name
+        assert "w/evil" not in json.dumps(settings) or name == "_rolling_template_yaml"
+
+
+def test_a_table_cell_cannot_end_its_cell_or_row():
+    cells = ["a|b", "c\nd\r\ne\u2028f", "`g|h`", "i\\|j", "k\\\\|l"]
+    rows = table_rows(md.markdown_table(["x|y", "2", "3", "4", "5"], [cells]))
+    assert rows == [["x|y", "2", "3", "4", "5"],
+                    ["a|b", "c d e f", "`g|h`", "i\\\\|j", "k\\\\\\\\|l"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["plain", "r2`16", "`edge`", "a``b```c", "two\nlines"])
+def test_inline_code_is_one_span_of_the_text(text):
+    tokens = parser().parse(f"Signature: {md.inline_code(text)} end")
+    (paragraph,) = [t for t in tokens if t.children]
+    spans = [t.content for t in paragraph.children if t.type == "code_inline"]
+    assert spans == [text.replace("\n", " ")]
+
+
+def test_the_card_quotes_a_release_with_pipes_and_backticks(tmp_path):
+    release = "r2|16`x"
+    folder = build_spud(tmp_path, ud_release=release)
+    manifest = json.loads((folder / "build.json").read_text())
+    assert release in manifest["signature"]
+    body = card_body(folder)
+    spans = [
+        child.content
+        for token in parser().parse(body)
+        if token.children
+        for child in token.children
+        if child.type == "code_inline"
+    ]
+    assert manifest["signature"] in spans
+    treebanks = [row for row in table_rows(body) if row[0] == "UD_English-EWT"]
+    assert treebanks and all(len(row) == 5 and row[2] == release for row in treebanks)
