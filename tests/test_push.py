@@ -153,6 +153,7 @@ def test_push_creates_repo_uploads_then_tags(folder, fake_hub):
     assert kwargs["repo_id"] == REPO_ID
     assert kwargs["repo_type"] == "dataset"
     assert kwargs["folder_path"] == str(folder)
+    assert sorted(kwargs["allow_patterns"]) == sorted(_files(folder))  # the built files only
     assert kwargs["commit_message"] == "perturbed-ud v1.0.0"
     assert kwargs["delete_patterns"] == ["*/*.parquet"]
 
@@ -398,3 +399,60 @@ def test_server_text_in_our_own_errors_is_redacted(folder, fake_hub):
     with pytest.raises(PushError, match=r"already has tag v1\.0\.0 for other content") as info:
         push_folder(folder, REPO_ID, "1.0.0", token="hf_test", echo=lambda _: None)
     assert "hf_test" not in str(info.value) and "sha256 [redacted]" in str(info.value)
+
+
+def _shards(folder) -> list:
+    return sorted(folder.rglob("*.parquet"))
+
+
+def test_an_edited_parquet_file_is_refused_before_any_hub_call(folder, no_hub, tmp_path):
+    """The tag would name the content build.json records, not what goes up."""
+    edited = shutil.copytree(folder, tmp_path / "edited")
+    with _shards(edited)[0].open("ab") as f:
+        f.write(b"\0")
+    for dry_run in (True, False):
+        with pytest.raises(PushError, match=r"Parquet files are not those build\.json records"):
+            push_folder(edited, REPO_ID, "1.0.0", dry_run=dry_run, token="hf_test",
+                        echo=lambda _: None)  # fmt: skip
+
+
+def test_what_the_build_did_not_write_is_refused_by_name(folder, no_hub, tmp_path):
+    stray = shutil.copytree(folder, tmp_path / "stray")
+    secret = tmp_path / "secret_token"
+    secret.write_text("hf_notForTheWorld")
+    (stray / ".env").write_text("HF_TOKEN=hf_notForTheWorld")
+    (stray / ".hidden").mkdir()
+    (stray / ".hidden" / "a").write_text("a")
+    (stray / "notes.txt").symlink_to(secret)
+    (stray / "outside").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(stray / "pipe")
+    lines: list[str] = []
+    for dry_run in (True, False):
+        with pytest.raises(PushError) as info:
+            push_folder(stray, REPO_ID, "1.0.0", dry_run=dry_run, token="hf_test",
+                        echo=lines.append)  # fmt: skip
+        message = str(info.value)
+        assert message.startswith(f"{stray} holds what the build did not write: .env, ")
+        for name in (".env", ".hidden/a", "notes.txt (a symlink)", "outside (a symlink)",
+                     "pipe (not a regular file)"):  # fmt: skip
+            assert name in message
+        assert "hf_notForTheWorld" not in message
+    assert lines == []
+
+
+def test_a_symlinked_parquet_file_is_refused_though_its_content_matches(folder, no_hub, tmp_path):
+    linked = shutil.copytree(folder, tmp_path / "linked")
+    shard = _shards(linked)[0]
+    kept = shutil.copyfile(shard, tmp_path / "kept.parquet")
+    shard.unlink()
+    shard.symlink_to(kept)
+    with pytest.raises(PushError, match=r"did not write: .*\.parquet \(a symlink\)"):
+        push_folder(linked, REPO_ID, "1.0.0", dry_run=True, echo=lambda _: None)
+
+
+def test_a_parquet_file_of_no_listed_split_is_refused(folder, no_hub, tmp_path):
+    extra = shutil.copytree(folder, tmp_path / "extra")
+    (extra / "other").mkdir()
+    shutil.copyfile(_shards(extra)[0], extra / "other" / "orig-00000-of-00001.parquet")
+    with pytest.raises(PushError, match=r"did not write: other/orig-00000-of-00001\.parquet;"):
+        push_folder(extra, REPO_ID, "1.0.0", dry_run=True, echo=lambda _: None)

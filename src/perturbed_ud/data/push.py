@@ -1,9 +1,12 @@
 """Publishing a built dataset folder to the Hugging Face Hub as one tagged release.
 
-The folder goes up whole with ``upload_folder`` (remote Parquet files that the build no longer
-has are deleted, so stale configs cannot linger) and the commit is pinned by a ``v<version>``
-tag, the revision users pass to ``load_dataset``. Everything that can be checked locally is
-checked before the first Hub call, and an existing tag stops the push before ``main`` changes.
+Exactly the files the build wrote go up with ``upload_folder``: the card, ``build.json`` and
+the Parquet files of its configs, hashed again and compared with the content ``build.json``
+records; anything else in the folder, or a symlink, stops the push with its name. Remote
+Parquet files that the build no longer has are deleted, so stale configs cannot linger, and
+the commit is pinned by a ``v<version>`` tag, the revision users pass to ``load_dataset``.
+Everything that can be checked locally is checked before the first Hub call, and an existing
+tag stops the push before ``main`` changes.
 The licences checked are those of the manifest's ``treebanks`` or, for a dataset built from
 other inputs, of its ``sources``.
 
@@ -14,20 +17,23 @@ printed, and a server may echo the request's ``Authorization`` header.
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import re
 from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
-from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects, validate_repo_id
+from huggingface_hub.utils import validate_repo_id
 
 from ..errors import PushError
 from ..licences import publishing_problem
 from ..releases import parse_version
 from .card import inputs
-from .writer import read_build_manifest
+from .writer import content_hash, read_build_manifest, split_pattern
 
 LICENCE_FLAG = "--allow-licence-risk"
+BUILD_FILES = ("README.md", "build.json")  # beside the Parquet files of the configs
 REDACTED = "[redacted]"
 # Credentials a server may echo besides the token itself: a bearer credential, and anything
 # shaped like a Hugging Face token (``hf_`` then 34 letters or digits; asking for 20 or more
@@ -62,10 +68,58 @@ def licence_problems(manifest: dict) -> list[str]:
     return problems
 
 
-def upload_files(folder: Path) -> list[str]:
-    """The paths ``upload_folder`` would send, relative to the folder, in its order."""
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.glob("**/*") if p.is_file())
-    return list(filter_repo_objects(files, ignore_patterns=DEFAULT_IGNORE_PATTERNS))
+def upload_files(folder: Path, manifest: dict) -> list[str]:
+    """The files the build wrote, relative to the folder and sorted: its card, build.json and
+    the Parquet shards of the splits build.json lists. Anything else in the folder (a dotfile,
+    notes, a folder of another tool), a symlink or what is no regular file is refused by
+    name: a public upload must not carry what was left beside the data or what a link points
+    at outside it."""
+    built, others = [], []
+    for root, folders, files in os.walk(folder):  # symlinked folders are listed, not entered
+        for name in sorted(folders + files):
+            path = Path(root) / name
+            relative = path.relative_to(folder).as_posix()
+            if path.is_symlink():
+                others.append(f"{relative} (a symlink)")
+            elif name in folders:
+                continue
+            elif not path.is_file():
+                others.append(f"{relative} (not a regular file)")
+            elif relative in BUILD_FILES or _is_shard(relative, manifest):
+                built.append(relative)
+            else:
+                others.append(relative)
+    if others:
+        raise PushError(
+            f"{folder} holds what the build did not write: {', '.join(sorted(others))}; move "
+            "it out of the folder (only README.md, build.json and the Parquet files of the "
+            "configs in build.json are published)"
+        )
+    return sorted(built)
+
+
+def _is_shard(relative: str, manifest: dict) -> bool:
+    """A Parquet shard ``<config>/<split>-…parquet`` of a split that build.json lists."""
+    config, _, name = relative.partition("/")
+    splits = (manifest["configs"].get(config) or {}).get("splits") or {}
+    return "/" not in name and any(
+        fnmatch.fnmatchcase(relative, split_pattern(config, split)) for split in splits
+    )
+
+
+def _exactly(name: str) -> str:
+    """An ``allow_patterns`` entry that matches only ``name``: glob characters bracketed."""
+    return re.sub(r"([*?[])", r"[\1]", name)
+
+
+def check_content(folder: Path, manifest: dict) -> None:
+    """The Parquet files are those build.json records: a tag names the content it records,
+    so an edited file must not go up under it."""
+    if (content := content_hash(folder)) != manifest["content_sha256"]:
+        raise PushError(
+            f"{folder}: the Parquet files are not those build.json records (content {content}, "
+            f"recorded {manifest['content_sha256']}); rebuild the dataset instead of editing it"
+        )
 
 
 def _size(n: int) -> str:
@@ -90,6 +144,8 @@ def push_folder(
     """
     folder = Path(folder)
     manifest = _manifest(folder)
+    files = upload_files(folder, manifest)  # before hashing: no link is followed
+    check_content(folder, manifest)
     wanted = parse_version(version, "--version")
     built = parse_version(manifest["version"], f"{folder / 'build.json'} version")
     if wanted != built:
@@ -123,7 +179,6 @@ def push_folder(
     visibility = "private" if private else "public"
 
     if dry_run:
-        files = upload_files(folder)
         total = sum((folder / f).stat().st_size for f in files)
         echo("dry run: nothing is sent to the Hub")
         echo(f"repo: {repo_id} (dataset, {visibility})")
@@ -163,6 +218,7 @@ def push_folder(
             repo_id=repo_id,
             repo_type="dataset",
             folder_path=str(folder),
+            allow_patterns=[_exactly(f) for f in files],
             commit_message=f"{dataset} {tag}",
             delete_patterns=["*/*.parquet"],
         )
