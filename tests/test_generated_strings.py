@@ -191,3 +191,79 @@ def test_the_card_quotes_a_release_with_pipes_and_backticks(tmp_path):
     assert manifest["signature"] in spans
     treebanks = [row for row in table_rows(body) if row[0] == "UD_English-EWT"]
     assert treebanks and all(len(row) == 5 and row[2] == release for row in treebanks)
+
+
+SECRET = "hf_" + "s3Cr3t" * 6  # shaped as a Hub token
+ENV_SECRET = "not-shaped-like-a-token-42"  # found only as the value of $HF_TOKEN
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pretrained=x,token=abc123,dtype=float32", "pretrained=x,token=[redacted],dtype=float32"),
+        ('{"api_key": "sk-1"}', '{"api_key": "[redacted]"}'),
+        ("Authorization: Bearer abc.DEF", "Authorization: Bearer [redacted]"),
+        ("authorization=xyz", "authorization=[redacted]"),
+        (f"model {SECRET} here", "model [redacted] here"),
+        (f"x {ENV_SECRET}", "x [redacted]"),
+        *[(kept, kept) for kept in ("add_bos_token=True,max_new_tokens=5", "tokenizer=t")],
+        ("hf_hub_download", "hf_hub_download"),
+    ],
+)
+def test_redact(text, expected, monkeypatch):
+    from perturbed_ud.redaction import redact
+
+    monkeypatch.setenv("HF_TOKEN", ENV_SECRET)
+    assert redact(text) == expected
+
+
+def lm_eval_results(path, model_args: str):
+    results = {
+        "results": {"spud_ppl": {"alias": "spud_ppl", "word_perplexity,none": 12.5}},
+        "versions": {"spud_ppl": 1},
+        "config": {"model": "hf", "model_args": model_args, "batch_size": 1},
+        "configs": {"spud_ppl": {"dataset_path": "/data/spud",
+                                 "dataset_kwargs": {"token": "kw-secret-1"}}},
+        "model_name": model_args,
+        "lm_eval_version": "0.4.9",
+    }  # fmt: skip
+    path.write_text(json.dumps(results), encoding="utf-8")
+    return path
+
+
+def test_the_report_shows_no_token_of_a_results_file_or_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", ENV_SECRET)
+    model_args = f"pretrained=gpt2,token={SECRET},revision={ENV_SECRET}"
+    results = lm_eval_results(tmp_path / "lm.json", model_args)
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(results), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    written = page.read_bytes()
+    for secret in (SECRET, ENV_SECRET, "kw-secret-1", SECRET[:12]):
+        assert secret.encode() not in written
+        assert secret not in result.output
+    assert b"pretrained=gpt2,token=[redacted]" in written
+
+
+def test_summary_tables_show_no_token(tmp_path):
+    import pandas as pd
+
+    from perturbed_ud.evaluation.reporting.summary import write_table
+
+    table = pd.DataFrame({"model_name": [f"pretrained=x,token={SECRET}"], "N": [3]})
+    written = write_table(table, tmp_path / "summary.csv", markdown=True)
+    assert len(written) == 2
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert SECRET not in text and "token=[redacted]" in text
+
+
+def test_an_error_line_shows_no_token(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", ENV_SECRET)
+    missing = tmp_path / f"model-{ENV_SECRET}"
+    args = ["evaluate", "score", "--dataset", str(tmp_path / f"data-{SECRET}"),
+            "--model", str(missing), "--out", str(tmp_path / "run")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and result.stderr.startswith("error: ")
+    assert SECRET not in result.stderr and ENV_SECRET not in result.stderr
+    assert "[redacted]" in result.stderr

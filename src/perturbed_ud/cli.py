@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError, PerturbedUDError
+from .redaction import redact
 from .registry import FAMILIES, TASKS
 
 
@@ -21,7 +22,7 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except PerturbedUDError as err:
-            click.echo(f"error: {err}", err=True)
+            click.echo(f"error: {redact(str(err))}", err=True)
             ctx.exit(1)
 
 

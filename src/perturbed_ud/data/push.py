@@ -28,25 +28,13 @@ from huggingface_hub.utils import validate_repo_id
 
 from ..errors import PushError
 from ..licences import publishing_problem
+from ..redaction import redact
 from ..releases import parse_version
 from .card import inputs
 from .writer import content_hash, read_build_manifest, split_pattern
 
 LICENCE_FLAG = "--allow-licence-risk"
 BUILD_FILES = ("README.md", "build.json")  # beside the Parquet files of the configs
-REDACTED = "[redacted]"
-# Credentials a server may echo besides the token itself: a bearer credential, and anything
-# shaped like a Hugging Face token (``hf_`` then 34 letters or digits; asking for 20 or more
-# spares names such as ``hf_hub_download``).
-_BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s'\",;]+")
-_HF_TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{20,}")
-
-
-def redact(text: str, token: str | None) -> str:
-    """`text` with the token, bearer credentials and Hugging Face tokens replaced."""
-    if token:
-        text = text.replace(token, REDACTED)
-    return _HF_TOKEN.sub(REDACTED, _BEARER.sub(rf"\g<1>{REDACTED}", text))
 
 
 def _manifest(folder: Path) -> dict:

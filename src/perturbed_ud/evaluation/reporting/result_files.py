@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import InputError
+from ...redaction import redact_all
 
 # Row columns that say which condition a number is of, in the order they are shown.
 CONDITION_COLUMNS = ("config", "split", "condition", "construction", "layer", "measure", "metric")
@@ -101,7 +102,7 @@ def _json_object(path: Path) -> dict:
         raise InputError(f"{where}: not a JSON file ({err})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return data
+    return redact_all(data)  # lm-eval keeps model_args as given, a token included
 
 
 def _text(value) -> str:

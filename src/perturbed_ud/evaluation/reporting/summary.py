@@ -25,6 +25,7 @@ from ...data.markdown import markdown_table as markdown_lines
 from ...errors import InputError
 from ...files import atomic_path, write_text
 from ...lexicons import load_toml
+from ...redaction import redact
 from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items
 
 SUMMARY_COLUMNS = [
@@ -178,8 +179,10 @@ def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
 
 
 def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:
-    """``table`` as CSV (pandas' float repr, no index, ``\\n`` line ends), optionally a .md twin."""
+    """``table`` as CSV (pandas' float repr, no index, ``\\n`` line ends), optionally a .md twin;
+    a model name or other text that holds a credential is written redacted."""
     path = Path(path)
+    table = table.map(lambda value: redact(value) if isinstance(value, str) else value)
     with atomic_path(path) as tmp:
         table.to_csv(tmp, index=False, lineterminator="\n")
     written = [path]

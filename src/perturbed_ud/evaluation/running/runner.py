@@ -38,6 +38,7 @@ from rich.progress import Progress
 from ...errors import InputError, RunError
 from ...files import atomic_path, check_name, exclusive, output_folder, write_text
 from ...lm.models import describe_model
+from ...redaction import redact, redact_all
 from ...version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
@@ -91,7 +92,7 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
                     "--overwrite to replace the run, or choose another --out"
                 ) from None
             previous = {}
-        if previous.get("signature") != header["signature"]:
+        if previous.get("signature") != redact(header["signature"]):  # as it was written
             if scored and not overwrite:
                 raise RunError(
                     f"{run} holds a run with other settings or data "
@@ -108,7 +109,7 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
 def _write_json(path: Path, data: dict) -> None:
     """Replace the file whole: ranks launched together read each other's ``run.json``, and
     must never see it half written."""
-    write_text(path, json.dumps(data, indent=2) + "\n")
+    write_text(path, json.dumps(redact_all(data), indent=2) + "\n")
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
