@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import gzip
 import hashlib
+import json
 import lzma
 import os
 import re
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from .errors import InputError, OutputError
+from .errors import InputError, OutputError, PerturbedUDError
 
 # A file as stored: plain, or compressed with one of these (suffix -> opener).
 COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
@@ -32,6 +33,25 @@ def check_name(name: object, what: str) -> str:
     if not isinstance(name, str) or not SAFE_NAME.match(name):
         raise InputError(f"{what} {name!r} cannot name a file: use letters, digits, _ . -")
     return name
+
+
+def read_json_object(path: str | Path, error: type[PerturbedUDError] = InputError) -> dict:
+    """The JSON object a file holds (a manifest, a run's record, results): a file that
+    cannot be read, is not UTF-8 JSON, nests too deeply for the parser or holds anything but
+    an object is one ``error`` naming it, never a traceback."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"cannot read {path}: {err.strerror or err}") from None
+    except RecursionError:
+        raise error(f"{path}: not a JSON file we can read (nested too deeply)") from None
+    except ValueError as err:  # JSONDecodeError (with its line) or UnicodeDecodeError
+        where = f"{path}:{err.lineno}" if hasattr(err, "lineno") else f"{path}"
+        raise error(f"{where}: not a JSON file ({err})") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def open_decompressed(path: str | Path) -> BinaryIO:

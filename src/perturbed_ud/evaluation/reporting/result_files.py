@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import InputError
+from ...files import read_json_object
 
 # Row columns that say which condition a number is of, in the order they are shown.
 CONDITION_COLUMNS = ("config", "split", "condition", "construction", "layer", "measure", "metric")
@@ -91,19 +92,6 @@ def _read(path: Path) -> list[RunResults]:
     )
 
 
-def _json_object(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read {path}: {err.strerror or err}") from None
-    except ValueError as err:  # JSONDecodeError (with its line) or UnicodeDecodeError
-        where = f"{path}:{err.lineno}" if hasattr(err, "lineno") else f"{path}"
-        raise InputError(f"{where}: not a JSON file ({err})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return data
-
-
 def _text(value) -> str:
     """A value from a results file as the page shows it."""
     if value is None:
@@ -123,7 +111,7 @@ def _number(value) -> float | None:
 
 def _our_run(folder: Path) -> RunResults:
     path = folder / "results.json"
-    results = _json_object(path)
+    results = read_json_object(path)
     missing = [k for k in ("task", "signature") if k not in results] + [
         k for k in ("model", "dataset", "metrics") if not isinstance(results.get(k), dict)
     ]
@@ -192,7 +180,7 @@ def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
 
 
 def _lm_eval_run(path: Path) -> RunResults:
-    results = _json_object(path)
+    results = read_json_object(path)
     if not isinstance(results.get("results"), dict) or "versions" not in results:
         raise InputError(
             f"{path}: not lm-eval results (no 'results' and 'versions'); a run of "

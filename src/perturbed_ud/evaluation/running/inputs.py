@@ -9,11 +9,11 @@ Hub's retries. Reading ``build.json`` tells a dataset's family without loading i
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ...errors import InputError
+from ...manifest import read_manifest
 from ...registry import manifest_family
 from .task import tasks_of_family
 
@@ -53,10 +53,7 @@ def local_manifest(dataset: str) -> dict | None:
         if not any(p.is_file() for p in folder.rglob("[!.]*")):
             raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
         return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{path}: not a readable build.json ({err})") from None
+    return read_manifest(path)
 
 
 def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:

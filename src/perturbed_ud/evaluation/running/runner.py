@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ...errors import InputError, RunError
-from ...files import atomic_path, check_name, exclusive, output_folder, write_text
+from ...files import atomic_path, check_name, exclusive, output_folder, read_json_object, write_text
 from ...lm.models import describe_model
 from ...version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
@@ -83,8 +83,8 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
         chunks = run / "chunks"
         scored = chunks.is_dir() and any(chunks.rglob("*.parquet"))
         try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:  # torn: nothing can resume from it
+            previous = read_json_object(path, RunError)
+        except RunError as err:  # torn: nothing can resume from it
             if scored and not overwrite:
                 raise RunError(
                     f"{path} is unreadable ({err}): its chunks cannot be trusted; add "

@@ -1,0 +1,173 @@
+"""Malformed inputs end a command with one ``error:`` line naming the file and what is wrong,
+never a traceback: JSON nested too deeply for the parser, a hand-made build.json, a probe row
+whose columns differ in length, a words column that holds no words, a damaged chunk (scored
+again), an empty path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT
+from perturbed_ud.cli import main
+
+NESTED = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser can recurse
+TOO_DEEP = "not a JSON file we can read (nested too deeply)"
+UD = ["--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1", "--limit", "4"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_refused(result, message: str) -> None:
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"error: {message}" in result.output
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A spud and a local_structure build, and a score run of the spud one."""
+    out = tmp_path_factory.mktemp("data")
+    for family in ("spud", "local_structure"):
+        assert invoke("build", family, *UD, "--out", out).exit_code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def run(built, tiny_gpt2, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("runs") / "score"
+    result = score(built / "spud", tiny_gpt2, folder)
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def score(dataset, model, out, *options):
+    return invoke("evaluate", "score", "--dataset", dataset, "--model", model, *options,
+                  "--out", out)  # fmt: skip
+
+
+def copy(folder, tmp_path):
+    return shutil.copytree(folder, tmp_path / folder.name)
+
+
+# --- JSON nested too deeply ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "score", "--dataset", "{ds}", "--model", "{gpt2}", "--out", "{tmp}/run"],
+        ["lm-eval-tasks", "{ds}", "--out", "{tmp}/tasks"],
+        ["push", "{ds}", "--repo-id", "me/x", "--version", "1.0.0", "--dry-run"],
+        ["balance", "--dataset", "{ds}", "--tokenizer", "{gpt2}", "--out", "{tmp}/balanced"],
+        ["review", "{ds}", "--out", "{tmp}/review"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_a_build_json_nested_too_deeply_is_named(built, tmp_path, tiny_gpt2, command, no_hub):
+    folder = copy(built / "spud", tmp_path)
+    (folder / "build.json").write_text(NESTED)
+    values = {"ds": folder, "tmp": tmp_path, "gpt2": tiny_gpt2}
+    result = invoke(*(part.format(**values) for part in command))
+    assert_refused(result, f"{folder / 'build.json'}: {TOO_DEEP}")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["report", "{run}", "--out", "{tmp}/page.html"], ["probe-table", "{run}", "--out", "{tmp}/t"]],
+)
+def test_a_results_json_nested_too_deeply_is_named(run, tmp_path, command):
+    folder = copy(run, tmp_path)
+    (folder / "results.json").write_text(NESTED)
+    result = invoke(*(part.format(run=folder, tmp=tmp_path) for part in command))
+    assert_refused(result, f"{folder / 'results.json'}: {TOO_DEEP}")
+
+
+def test_a_run_json_nested_too_deeply_is_named_on_resume(built, run, tmp_path, tiny_gpt2):
+    folder = copy(run, tmp_path)
+    (folder / "run.json").write_text(NESTED)
+    result = score(built / "spud", tiny_gpt2, folder)
+    assert_refused(result, f"{folder / 'run.json'} is unreadable")
+    assert TOO_DEEP in result.output
+
+
+def test_an_items_line_nested_too_deeply_is_named(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text(NESTED + "\n")
+    assert_refused(invoke("summarize", items, "--out", tmp_path / "out"), f"{items}: cannot read")
+
+
+# --- A hand-made build.json ------------------------------------------------------------------
+
+
+def without_parameters(m):
+    del m["parameters"]
+
+
+def parameters_a_string(m):
+    m["parameters"] = "x"
+
+
+def configs_a_list(m):
+    m["configs"] = [1, 2]
+
+
+def a_config_a_string(m):
+    m["configs"] = {"en_seed1": "x"}
+
+
+def dataset_a_list(m):
+    m["dataset"] = ["spud"]
+
+
+def a_split_leaving_the_folder(m):
+    config = next(iter(m["configs"].values()))
+    config["splits"] = {"../../x": 4, **config["splits"]}
+
+
+def no_text_columns(m):
+    m["parameters"]["text_columns"] = ""
+
+
+EDITS = [
+    ("local_structure", without_parameters, "parameters"),
+    ("spud", parameters_a_string, "parameters must be an object, not a string"),
+    ("spud", configs_a_list, "configs must be an object, not a list"),
+    ("spud", a_config_a_string, "configs.en_seed1 must be an object, not a string"),
+    ("spud", dataset_a_list, "dataset must be a string, not a list"),
+    ("spud", a_split_leaving_the_folder, "configs.en_seed1: split '../../x' cannot name a file"),
+    ("local_structure", no_text_columns, "parameters.text_columns must name the text columns"),
+]
+COMMANDS = {
+    "evaluate": ["evaluate", "score", "--dataset", "{ds}", "--model", "{gpt2}", "--out", "{tmp}/r"],
+    "lm-eval-tasks": ["lm-eval-tasks", "{ds}", "--out", "{tmp}/tasks"],
+    "balance": ["balance", "--dataset", "{ds}", "--tokenizer", "{gpt2}", "--out", "{tmp}/b"],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("name, edit, message", EDITS, ids=[e[1].__name__ for e in EDITS])
+def test_a_hand_made_build_json_is_refused_naming_the_field(
+    built, tmp_path, tiny_gpt2, name, edit, message, command
+):
+    folder = copy(built / name, tmp_path)
+    manifest = json.loads((folder / "build.json").read_text())
+    edit(manifest)
+    (folder / "build.json").write_text(json.dumps(manifest))
+    values = {"ds": folder, "tmp": tmp_path, "gpt2": tiny_gpt2}
+    result = invoke(*(part.format(**values) for part in COMMANDS[command]))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output.startswith(f"error: {folder / 'build.json'}")
+    assert message in result.output
+
+
+def test_push_refuses_a_split_leaving_the_folder(built, tmp_path, no_hub):
+    folder = copy(built / "spud", tmp_path)
+    manifest = json.loads((folder / "build.json").read_text())
+    a_split_leaving_the_folder(manifest)
+    (folder / "build.json").write_text(json.dumps(manifest))
+    result = invoke("push", folder, "--repo-id", "me/x", "--version", "3.2.0", "--dry-run")
+    assert_refused(result, f"{folder / 'build.json'}: configs.en_seed1: split '../../x'")
