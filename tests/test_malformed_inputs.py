@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
 from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
+from perturbed_ud.evaluation.tasks.probe import PROTOCOLS, Sentences
 
 NESTED = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser can recurse
 TOO_DEEP = "not a JSON file we can read (nested too deeply)"
@@ -171,3 +174,22 @@ def test_push_refuses_a_split_leaving_the_folder(built, tmp_path, no_hub):
     (folder / "build.json").write_text(json.dumps(manifest))
     result = invoke("push", folder, "--repo-id", "me/x", "--version", "3.2.0", "--dry-run")
     assert_refused(result, f"{folder / 'build.json'}: configs.en_seed1: split '../../x'")
+
+
+# --- Rows and columns ------------------------------------------------------------------------
+
+
+def test_a_probe_row_with_fewer_heads_than_forms_is_named(built):
+    """The rows the probe reads, one of them with a head cut off: refused naming the row,
+    where its gold distances and word vectors would not have lined up."""
+    table = pq.read_table(next((built / "spud" / "en_seed1").glob("orig-*.parquet")))
+    rows = table.to_pydict()
+    rows["heads"][0] = rows["heads"][0][:-1]
+    columns = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
+    with pytest.raises(InputError) as refused:
+        Sentences.of(*(rows[c] for c in columns), PROTOCOLS["paper"])
+    words = len(rows["forms"][0])
+    assert str(refused.value) == (
+        f"sentence {rows['sent_id'][0]!r} has {words} forms, {words} upos, {words - 1} heads, "
+        f"{words} deprels: every word needs one of each"
+    )

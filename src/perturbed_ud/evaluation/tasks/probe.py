@@ -171,6 +171,7 @@ class Sentences:
         protocol: ProbeProtocol,
     ) -> Sentences:  # fmt: skip
         """Sentences cut to the words the protocol keeps, with its gold labels."""
+        check_word_columns(ids, forms=forms, upos=upos, heads=heads, deprels=deprels)
         kept = [
             protocol.words_kept(len(f), t, e)
             for f, t, e in zip(forms, multiword_tokens, empty_nodes, strict=True)
@@ -232,6 +233,16 @@ def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
         i for i, gold in enumerate(sentences.gold) if gold is not None and not vectors.too_long[i]
     ]
     return ProbeData(vectors.layer(layer), vectors.offsets, sentences.gold, usable)
+
+
+def check_word_columns(ids, **columns) -> None:
+    """Refuse a sentence whose word columns differ in length (a hand-edited or foreign
+    dataset): its gold tree, tags and word vectors would not line up."""
+    per_column = (tuple(len(row) for row in c) for c in columns.values())
+    for sent_id, *lengths in zip(ids, *per_column, strict=True):
+        if len(set(lengths)) > 1:
+            counts = ", ".join(f"{n} {name}" for name, n in zip(columns, lengths, strict=True))
+            raise InputError(f"sentence {sent_id!r} has {counts}: every word needs one of each")
 
 
 def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) -> dict:
