@@ -12,6 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from datasets import ClassLabel, Dataset
+
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.tasks.probe import PROTOCOLS, Sentences
@@ -193,3 +195,23 @@ def test_a_probe_row_with_fewer_heads_than_forms_is_named(built):
         f"sentence {rows['sent_id'][0]!r} has {words} forms, {words} upos, {words - 1} heads, "
         f"{words} deprels: every word needs one of each"
     )
+
+
+@pytest.fixture
+def labelled(tmp_path):
+    """A local_structure build of texts with an integer label column."""
+    rows = {"premise": ["A man sleeps on the sofa.", "Dogs bark.", "The train leaves at eight."],
+            "label": [0, 2, 1]}  # fmt: skip
+    ds = Dataset.from_dict(rows).cast_column("label", ClassLabel(names=["e", "n", "c"]))
+    (tmp_path / "nli" / "data").mkdir(parents=True)
+    ds.to_parquet(tmp_path / "nli" / "data" / "validation.parquet")
+    result = invoke("build", "local_structure", "--hf-dataset", tmp_path / "nli", "--hf-split",
+                    "validation", "--text-columns", "premise", "--langs", "en", "--seeds", "1",
+                    "--out", tmp_path / "built")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return tmp_path / "built" / "local_structure"
+
+
+def test_a_words_column_of_labels_is_refused(labelled, tmp_path, tiny_gpt2):
+    result = score(labelled, tiny_gpt2, tmp_path / "run", "--words-column", "label")
+    assert_refused(result, "the words column 'label' holds int values, not texts or lists of words")
