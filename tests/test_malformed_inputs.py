@@ -215,3 +215,16 @@ def labelled(tmp_path):
 def test_a_words_column_of_labels_is_refused(labelled, tmp_path, tiny_gpt2):
     result = score(labelled, tiny_gpt2, tmp_path / "run", "--words-column", "label")
     assert_refused(result, "the words column 'label' holds int values, not texts or lists of words")
+
+
+def test_an_emptied_chunk_is_scored_again(built, run, tmp_path, tiny_gpt2):
+    """A chunk cut to 0 bytes (a full disk, a careless edit) is not taken for done: the resume
+    says so, scores it again and ends with the scores of the run it came from."""
+    folder = copy(run, tmp_path)
+    chunk = next((folder / "chunks").rglob("*.parquet"))
+    chunk.write_bytes(b"")
+    result = score(built / "spud", tiny_gpt2, folder)
+    assert result.exit_code == 0, result.output
+    assert f"{chunk} is unreadable" in result.output and "scoring it again" in result.output
+    assert pq.read_table(chunk).equals(pq.read_table(run / chunk.relative_to(folder)))
+    assert (folder / "scores.parquet").read_bytes() == (run / "scores.parquet").read_bytes()

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 from rich.console import Console
 from rich.progress import Progress
 
@@ -126,6 +127,20 @@ def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, 
     output_folder(path.parent)
     with atomic_path(path) as tmp:
         scored.to_parquet(str(tmp))
+
+
+def _chunk_done(path: Path) -> bool:
+    """Whether a chunk was scored: a file that is no readable Parquet (cut short by a full
+    disk, edited, emptied) is deleted with a notice, to be scored again like a missing one."""
+    if not path.exists():
+        return False
+    try:
+        pq.read_table(path)
+        return True
+    except (OSError, ValueError) as err:  # ArrowInvalid is a ValueError
+        say(f"{path} is unreadable ({err}): scoring it again")
+        path.unlink()
+        return False
 
 
 def launcher_rank() -> tuple[int, int]:
@@ -231,7 +246,7 @@ def run_task(
     if task.prepare is not None:
         kwargs |= task.prepare(run, header)
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
-    done = sum(path.exists() for *_, path in mine)
+    done = sum(_chunk_done(path) for *_, path in mine)
     if done:
         say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
     bars = is_progress_bar_enabled()
