@@ -228,3 +228,25 @@ def test_an_emptied_chunk_is_scored_again(built, run, tmp_path, tiny_gpt2):
     assert f"{chunk} is unreadable" in result.output and "scoring it again" in result.output
     assert pq.read_table(chunk).equals(pq.read_table(run / chunk.relative_to(folder)))
     assert (folder / "scores.parquet").read_bytes() == (run / "scores.parquet").read_bytes()
+
+
+# --- Empty paths -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["evaluate", "score", "--dataset", "", "--model", "m", "--out", "o"], "'--dataset'"),
+        (["evaluate", "score", "--dataset", "d", "--model", "", "--out", "o"], "'--model'"),
+        (["evaluate", "score", "--dataset", "d", "--model", "m", "--out", ""], "'--out'"),
+        (["build", "spud", "--ud-root", "", "--out", "o"], "'--ud-root'"),
+        (["lm-eval-tasks", "", "--out", "o"], "'DATASET'"),
+        (["balance", "--dataset", ".", "--tokenizer", "", "--out", "o"], "'--tokenizer'"),
+    ],
+)
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, args, option):
+    """An empty --dataset would have scanned the folder the command runs in."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    assert result.exit_code == 1 and result.output.startswith(f"error: {option} is empty: give")
+    assert list(tmp_path.iterdir()) == []

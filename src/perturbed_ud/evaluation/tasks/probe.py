@@ -37,6 +37,7 @@ from ...files import atomic_path
 from ...lm.batching import every_layer_max_tokens
 from ...lm.models import device_for, load_lm
 from ...lm.word_vectors import hidden_layers, word_vectors
+from ...options import GivenPath
 from ...registry import TASKS
 from ...settings import setting
 from ...ud.columns import SentenceColumns
@@ -618,7 +619,7 @@ class Probe(EvaluationTask):
     @classmethod
     def run_parameters(cls) -> list[click.Option]:
         return [
-            click.Option(["--ud-root"], type=click.Path(),
+            click.Option(["--ud-root"], type=GivenPath(),
                          help="Folder of UD_* treebanks to train on."),
             click.Option(["--download"], is_flag=True,
                          help="Fetch the training treebank from UD's GitHub."),
