@@ -1,11 +1,13 @@
 """Malformed inputs end a command with one ``error:`` line naming the file and what is wrong,
 never a traceback: JSON nested too deeply for the parser, a hand-made build.json, a probe row
 whose columns differ in length, a words column that holds no words, a damaged chunk (scored
-again), an empty path."""
+again), an empty path, a compressed file that expands without end."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 import shutil
 
 import pyarrow.parquet as pq
@@ -17,6 +19,8 @@ from datasets import ClassLabel, Dataset
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.tasks.probe import PROTOCOLS, Sentences
+from perturbed_ud.files import open_decompressed
+from perturbed_ud.ud.conllu_io import LINE_LIMIT
 
 NESTED = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser can recurse
 TOO_DEEP = "not a JSON file we can read (nested too deeply)"
@@ -250,3 +254,27 @@ def test_an_empty_path_is_refused(tmp_path, monkeypatch, args, option):
     result = invoke(*args)
     assert result.exit_code == 1 and result.output.startswith(f"error: {option} is empty: give")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- Decompression bombs ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".xz", lzma.compress)])
+def test_a_file_expanding_past_its_limit_is_refused(tmp_path, suffix, compress):
+    """8 MiB of zeros in a few KB: read through a 1 MiB limit, it stops there."""
+    bomb = tmp_path / f"bomb.conllu{suffix}"
+    bomb.write_bytes(compress(bytes(8 << 20)))
+    refused = pytest.raises(InputError, match=r"expands to more than 1,048,576 bytes")
+    with refused, open_decompressed(bomb, limit=1 << 20) as f:
+        while f.read(1 << 16):
+            pass
+    with open_decompressed(bomb, limit=8 << 20) as f:  # what stays under its limit is read
+        assert len(f.read()) == 8 << 20
+
+
+def test_a_bomb_of_one_endless_line_is_refused_at_that_line(tmp_path):
+    """No newline in 65 MiB: the build stops at line 1 instead of holding it all."""
+    bomb = tmp_path / "en_bomb-ud-test.conllu.gz"
+    bomb.write_bytes(gzip.compress(b"x" * (LINE_LIMIT + 1024), compresslevel=1))
+    result = invoke("build", "perturbed-ud", "--files", bomb, "--seeds", 1, "--out", tmp_path / "o")
+    assert_refused(result, f"{bomb}:1: line longer than {LINE_LIMIT:,} bytes")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import gzip
 import hashlib
+import io
 import json
 import lzma
 import os
@@ -54,10 +55,50 @@ def read_json_object(path: str | Path, error: type[PerturbedUDError] = InputErro
     return data
 
 
-def open_decompressed(path: str | Path) -> BinaryIO:
-    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``."""
+# How far a compressed file may expand: this many times its own size, or this floor, whichever
+# is larger. CoNLL-U shrinks about 5-fold with gzip and 15-fold with xz, so only a file made
+# to expand (a decompression bomb) reaches the cap, and is refused before it costs minutes
+# of reading; the floor keeps small, very repetitive files (tests, benchmarks) readable.
+EXPANSION_RATIO = 100
+EXPANSION_FLOOR = 1 << 30  # 1 GiB
+
+
+class _Capped(io.RawIOBase):
+    """A decompressed stream that stops with an `InputError` past ``limit`` bytes."""
+
+    def __init__(self, stream: BinaryIO, path: Path, limit: int):
+        self.stream, self.path, self.limit, self.given = stream, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.stream.readinto(buffer)
+        self.given += n
+        if self.given > self.limit:
+            raise InputError(
+                f"{self.path} expands to more than {self.limit:,} bytes (CoNLL-U expands 5 to "
+                "15 times): refused as a decompression bomb; decompress it yourself if it is "
+                "genuine"
+            )
+        return n
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def open_decompressed(path: str | Path, limit: int | None = None) -> BinaryIO:
+    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``, up to ``limit``
+    decompressed bytes (default: `EXPANSION_RATIO` times the file's size, at least
+    `EXPANSION_FLOOR`); reading past it is an `InputError`."""
     path = Path(path)
-    return COMPRESSED.get(path.suffix, open)(path, "rb")
+    opener = COMPRESSED.get(path.suffix)
+    if opener is None:
+        return open(path, "rb")
+    if limit is None:
+        limit = max(EXPANSION_FLOOR, EXPANSION_RATIO * path.stat().st_size)
+    return io.BufferedReader(_Capped(opener(path, "rb"), path, limit))
 
 
 def file_sha256(path: str | Path) -> str:
