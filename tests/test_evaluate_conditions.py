@@ -79,7 +79,7 @@ def test_the_default_table_serves_folders_without_a_conditions_table(tmp_path):
     with pytest.raises(InputError, match="malformed conditions table"):
         dataset_conditions(tmp_path)
     (tmp_path / "build.json").write_text("{")
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="not a JSON file"):
         dataset_conditions(tmp_path)
 
 

@@ -126,8 +126,9 @@ def test_a_config_name_with_a_line_break_is_refused(spud, tmp_path):
     manifest = json.loads((folder / "build.json").read_text())
     manifest["configs"] = {f"{name}\n{INJECTED}": v for name, v in manifest["configs"].items()}
     (folder / "build.json").write_text(json.dumps(manifest))
-    with pytest.raises(InputError, match=r"a name in configs 'en_seed1\\ndataset_path"):
+    with pytest.raises(InputError, match=r"'en_seed1\\ndataset_path: w/evil'") as refused:
         perturbed_ud.lm_eval_tasks(folder, tmp_path / "tasks")
+    assert "\n" not in str(refused.value)  # the error line itself stays one line
 
 
 def test_citations_keep_their_lines(spud):

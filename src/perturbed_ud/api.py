@@ -11,13 +11,13 @@ default and build the same thing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import InputError
+from .files import read_json_object
 from .options import check_one_line
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def evaluate(task: str, *, settings=None, verbose: bool = False, **options) -> d
     are quiet during the run (``verbose`` keeps them) and as before after it.
     """
     folder = run_evaluation(task, settings=settings, verbose=verbose, **options)
-    return json.loads((Path(folder) / "results.json").read_text(encoding="utf-8"))
+    return read_json_object(Path(folder) / "results.json")
 
 
 def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options) -> Path:

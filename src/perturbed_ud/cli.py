@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .errors import InputError, PerturbedUDError
+from .options import NAME_OR_PATH, GivenPath
 from .redaction import redact
 from .registry import FAMILIES, TASKS
 
@@ -78,7 +79,7 @@ class _Builds(click.Group):
                 raise InputError(f"{path}: option {option}: {err.message}") from None
 
         @click.command(name=path, help=f"Build {release.dataset} {release.version} from {path}.")
-        @click.option("--out", required=True, type=click.Path(), help="Output folder.")
+        @click.option("--out", required=True, type=GivenPath(), help="Output folder.")
         @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
         @click.pass_context
         def run_release(inner: click.Context, out: str, overwrite: bool) -> None:
@@ -98,7 +99,7 @@ def family_command(family) -> click.Command:
         click.echo(f"wrote {build(family, out, overwrite=overwrite, workers=workers, **values)}")
 
     every_build = [
-        click.Option(["--out"], required=True, type=click.Path(), help="Output folder."),
+        click.Option(["--out"], required=True, type=GivenPath(), help="Output folder."),
         click.Option(["--overwrite"], is_flag=True, help="Replace an existing dataset folder."),
         click.Option(["--workers"], type=click.IntRange(min=1), default=1, show_default=True,
                      help="Processes; the output does not depend on them."),
@@ -132,7 +133,7 @@ def _no_token(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 @main.command()
-@click.argument("folder", type=click.Path())
+@click.argument("folder", type=GivenPath())
 @click.option("--repo-id", required=True, help="Hub dataset repo, e.g. me/perturbed-ud.")
 @click.option("--version", "version", required=True, help="x.y.z; must match build.json.")
 @click.option("--dry-run", is_flag=True, help="List what would be uploaded; touch no Hub.")
@@ -169,20 +170,22 @@ def _comma_list(ctx, param, values) -> list[str] | None:
 def run_options() -> list[click.Option]:
     """The options every evaluate task shares: data, model, device, run folder."""
     return [
-        click.Option(["--dataset"], required=True, help="A dataset folder or Hub id."),
+        click.Option(["--dataset"], required=True, type=NAME_OR_PATH,
+                     help="A dataset folder or Hub id."),
         click.Option(["--config", "configs"], multiple=True, callback=_comma_list,
                      help="Configs, comma-separated or repeated (default: all)."),
         click.Option(["--splits"], multiple=True, callback=_comma_list,
                      help="Splits, comma-separated (default: all)."),
         click.Option(["--limit"], type=click.IntRange(min=1),
                      help="Score only the first N rows of each split (a smoke test)."),
-        click.Option(["--model"], required=True, help="Model name or local path."),
+        click.Option(["--model"], required=True, type=NAME_OR_PATH,
+                     help="Model name or local path."),
         click.Option(["--revision"], help="Model revision (branch, tag or commit)."),
         click.Option(["--dataset-revision"], help="Dataset revision, e.g. v1.0.0."),
         click.Option(["--device"], default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.Option(["--num-proc"], type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
-        click.Option(["--out"], required=True, type=click.Path(),
+        click.Option(["--out"], required=True, type=GivenPath(),
                      help="Run folder (resumable)."),
         click.Option(["--overwrite"], is_flag=True,
                      help="Replace a run of other settings in --out instead of refusing."),
@@ -221,14 +224,14 @@ def evaluate() -> None:
 
 
 @main.command("probe-table")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=GivenPath(exists=True, file_okay=False))
 @click.option(
     "--distances",
     multiple=True,
-    type=click.Path(exists=True, file_okay=False),
+    type=GivenPath(exists=True, file_okay=False),
     help="`evaluate distance` runs of the same models and data (repeatable).",
 )
-@click.option("--out", required=True, type=click.Path(), help="Folder for the table.")
+@click.option("--out", required=True, type=GivenPath(), help="Folder for the table.")
 def probe_table(runs, distances, out) -> None:
     """The paper's robustness table from `evaluate probe` runs: per model, layer and
     perturbation, each drop as mean ± sd over corpora, beside the distances."""
@@ -243,8 +246,8 @@ def probe_table(runs, distances, out) -> None:
 
 
 @main.command()
-@click.argument("runs", nargs=-1, required=True, type=click.Path())
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file.")
+@click.argument("runs", nargs=-1, required=True, type=GivenPath())
+@click.option("--out", required=True, type=GivenPath(dir_okay=False), help="The HTML file.")
 def report(runs, out) -> None:
     """One self-contained HTML page comparing RUNs: run folders of `evaluate`, lm-eval
     results .json files, or folders of them. Values and intervals side by side per dataset,
@@ -255,8 +258,8 @@ def report(runs, out) -> None:
 
 
 @main.command()
-@click.argument("items", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", required=True, type=click.Path(), help="Output folder.")
+@click.argument("items", type=GivenPath(exists=True, dir_okay=False))
+@click.option("--out", required=True, type=GivenPath(), help="Output folder.")
 @click.option(
     "--balance", type=click.Choice(["auto", "aligned", "head"]), default="auto", show_default=True,
     help="aligned: items present in every condition; head: the released first-n rows.",
@@ -267,7 +270,7 @@ def report(runs, out) -> None:
     help="Seed of a single run whose items carry none (default: from a 'seedN' file name).",
 )  # fmt: skip
 @click.option(
-    "--dataset", type=click.Path(exists=True, file_okay=False),
+    "--dataset", type=GivenPath(exists=True, file_okay=False),
     help="The dataset folder the items were scored on: its conditions (default: the "
     "word-order conditions of perturbed-ud).",
 )  # fmt: skip
@@ -288,15 +291,20 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 
 
 @main.command()
-@click.option("--dataset", required=True, type=click.Path(exists=True, file_okay=False))
-@click.option("--tokenizer", required=True, help="Tokenizer name or path (from_pretrained).")
+@click.option("--dataset", required=True, type=GivenPath(exists=True, file_okay=False))
+@click.option(
+    "--tokenizer",
+    required=True,
+    type=NAME_OR_PATH,
+    help="Tokenizer name or path (from_pretrained).",
+)
 @click.option("--revision", help="Tokenizer revision.")
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
 @click.option(
     "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
     help="paper, or lrec2026: the released code's word matching and top-k.",
 )  # fmt: skip
-@click.option("--out", required=True, type=click.Path(), help="Folder of the balanced dataset.")
+@click.option("--out", required=True, type=GivenPath(), help="Folder of the balanced dataset.")
 @click.option("--overwrite", is_flag=True)
 def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:
     """Write the subset of DATASET whose items a tokenizer can score in every condition."""
@@ -310,8 +318,8 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
 
 
 @main.command("clams-generate")
-@click.argument("grammar_dir", type=click.Path(exists=True, file_okay=False))
-@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.argument("grammar_dir", type=GivenPath(exists=True, file_okay=False))
+@click.argument("out_dir", type=GivenPath(file_okay=False))
 def clams_generate(grammar_dir, out_dir) -> None:
     """Generate OUT_DIR/<construction>.txt (label TAB sentence) from each attribute-varying
     grammar GRAMMAR_DIR/<construction>.avg, read after GRAMMAR_DIR/common.avg."""
@@ -323,11 +331,11 @@ def clams_generate(grammar_dir, out_dir) -> None:
 
 
 @main.command("lm-eval-tasks")
-@click.argument("dataset", type=click.Path())
+@click.argument("dataset", type=GivenPath())
 @click.option(
     "--out",
     required=True,
-    type=click.Path(),
+    type=GivenPath(),
     help="Folder for the task group: the harness's --include_path.",
 )
 @click.option("--hub-id", help="Tasks read this Hub dataset repo (OWNER/NAME), not the folder.")
@@ -351,10 +359,10 @@ def lm_eval_tasks(dataset, out, hub_id, revision, overwrite) -> None:
 
 
 @main.command("export-conllu")
-@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.argument("folder", type=GivenPath(exists=True, file_okay=False))
 @click.option("--config", required=True, help="A config of the dataset, e.g. en_seed1.")
 @click.option("--split", default="nonce", show_default=True)
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="A .conllu file.")
+@click.option("--out", required=True, type=GivenPath(dir_okay=False), help="A .conllu file.")
 def export_conllu(folder, config, split, out) -> None:
     """Write one split of a built dataset FOLDER (one with every CoNLL-U column, e.g. spud)
     back as a CoNLL-U treebank."""
@@ -365,13 +373,13 @@ def export_conllu(folder, config, split, out) -> None:
 
 
 @main.command()
-@click.argument("dataset", type=click.Path())
+@click.argument("dataset", type=GivenPath())
 @click.option("--sample", type=click.IntRange(min=1), default=50, show_default=True,
               help="Sentences per config, each with a replaced word.")  # fmt: skip
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the draw.")
 @click.option("--config", "configs", multiple=True, callback=_comma_list,
               help="Configs, comma-separated or repeated (default: all).")  # fmt: skip
-@click.option("--out", required=True, type=click.Path(), help="Folder for the sheet.")
+@click.option("--out", required=True, type=GivenPath(), help="Folder for the sheet.")
 @click.option("--overwrite", is_flag=True, help="Replace a sheet already in --out.")
 def review(dataset, sample, seed, configs, out, overwrite) -> None:
     """Write a review sheet of a spud DATASET folder for native speakers: OUT/review.html
@@ -386,8 +394,8 @@ def review(dataset, sample, seed, configs, out, overwrite) -> None:
 
 
 @main.command("review-score")
-@click.argument("marked", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", type=click.Path(), help="Folder for grammaticality.csv, .md and .json.")
+@click.argument("marked", type=GivenPath(exists=True, dir_okay=False))
+@click.option("--out", type=GivenPath(), help="Folder for grammaticality.csv, .md and .json.")
 def review_score(marked, out) -> None:
     """The grammatical share per language of a marked review sheet (review.csv), with its
     Wilson 95 % interval. Judgements: grammatical (g, yes, 1), ungrammatical (u, no, 0),

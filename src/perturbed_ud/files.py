@@ -5,6 +5,8 @@ from __future__ import annotations
 import fcntl
 import gzip
 import hashlib
+import io
+import json
 import lzma
 import os
 import re
@@ -14,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from .errors import InputError, OutputError
+from .errors import InputError, OutputError, PerturbedUDError
 
 # A file as stored: plain, or compressed with one of these (suffix -> opener).
 COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
@@ -34,10 +36,69 @@ def check_name(name: object, what: str) -> str:
     return name
 
 
-def open_decompressed(path: str | Path) -> BinaryIO:
-    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``."""
+def read_json_object(path: str | Path, error: type[PerturbedUDError] = InputError) -> dict:
+    """The JSON object a file holds (a manifest, a run's record, results): a file that
+    cannot be read, is not UTF-8 JSON, nests too deeply for the parser or holds anything but
+    an object is one ``error`` naming it, never a traceback."""
     path = Path(path)
-    return COMPRESSED.get(path.suffix, open)(path, "rb")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"cannot read {path}: {err.strerror or err}") from None
+    except RecursionError:
+        raise error(f"{path}: not a JSON file we can read (nested too deeply)") from None
+    except ValueError as err:  # JSONDecodeError (with its line) or UnicodeDecodeError
+        where = f"{path}:{err.lineno}" if hasattr(err, "lineno") else f"{path}"
+        raise error(f"{where}: not a JSON file ({err})") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+# How far a compressed file may expand: this many times its own size, or this floor, whichever
+# is larger. CoNLL-U shrinks about 5-fold with gzip and 15-fold with xz, so only a file made
+# to expand (a decompression bomb) reaches the cap, and is refused before it costs minutes
+# of reading; the floor keeps small, very repetitive files (tests, benchmarks) readable.
+EXPANSION_RATIO = 100
+EXPANSION_FLOOR = 1 << 30  # 1 GiB
+
+
+class _Capped(io.RawIOBase):
+    """A decompressed stream that stops with an `InputError` past ``limit`` bytes."""
+
+    def __init__(self, stream: BinaryIO, path: Path, limit: int):
+        self.stream, self.path, self.limit, self.given = stream, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.stream.readinto(buffer)
+        self.given += n
+        if self.given > self.limit:
+            raise InputError(
+                f"{self.path} expands to more than {self.limit:,} bytes (CoNLL-U expands 5 to "
+                "15 times): refused as a decompression bomb; decompress it yourself if it is "
+                "genuine"
+            )
+        return n
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def open_decompressed(path: str | Path, limit: int | None = None) -> BinaryIO:
+    """The bytes of a file, decompressed when it ends in ``.gz`` or ``.xz``, up to ``limit``
+    decompressed bytes (default: `EXPANSION_RATIO` times the file's size, at least
+    `EXPANSION_FLOOR`); reading past it is an `InputError`."""
+    path = Path(path)
+    opener = COMPRESSED.get(path.suffix)
+    if opener is None:
+        return open(path, "rb")
+    if limit is None:
+        limit = max(EXPANSION_FLOOR, EXPANSION_RATIO * path.stat().st_size)
+    return io.BufferedReader(_Capped(opener(path, "rb"), path, limit))
 
 
 def file_sha256(path: str | Path) -> str:

@@ -1,5 +1,5 @@
-"""Command-line values, parsed and checked the same way by every command: comma lists, and
-strings that must stay on one line."""
+"""Command-line values, parsed and checked the same way by every command: comma lists, paths
+or names that must not be empty, and strings that must stay on one line."""
 
 from __future__ import annotations
 
@@ -54,3 +54,30 @@ def _texts(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple, set, frozenset)):
         for item in value:
             yield from _texts(item)
+
+
+def refuse_empty(value, param: click.Parameter | None, ctx: click.Context | None, wanted: str):
+    """An empty path or name is refused: most calls read "" as the current folder, so
+    ``--dataset ""`` would scan whatever folder the command runs in."""
+    if value == "":
+        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "a value"
+        raise InputError(f"{what} is empty: give {wanted}")
+
+
+class GivenPath(click.Path):
+    """A path option or argument that refuses an empty value."""
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx, "a path")
+        return super().convert(value, param, ctx)
+
+
+class GivenName(click.types.StringParamType):
+    """A Hub id or local path (a dataset, a model) that refuses an empty value."""
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx, "a Hub id or a path")
+        return super().convert(value, param, ctx)
+
+
+NAME_OR_PATH = GivenName()

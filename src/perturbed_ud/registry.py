@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from .errors import InputError
+from .manifest import refusal
 
 
 class Registry:
@@ -120,6 +122,8 @@ def manifest_family(manifest: dict, folder) -> type | None:
     """
     family = FAMILIES.find(manifest.get("family", ""))
     if family is not None and family.name == manifest.get("dataset"):
+        if problem := family.manifest_problem(manifest):
+            raise refusal(Path(folder) / "build.json", problem)
         return family
     current = FAMILIES.find(manifest.get("dataset", ""))
     if current is None:

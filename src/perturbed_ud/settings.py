@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from .errors import InputError
-from .options import check_one_line, comma_ints, comma_words
+from .options import GivenPath, check_one_line, comma_ints, comma_words
 
 
 def _shown(value: Any) -> str:
@@ -132,7 +132,7 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
         elif kind is float:
             param_type = click.FLOAT
         elif kind is Path:
-            param_type = click.Path()
+            param_type = GivenPath()
         else:
             param_type = click.STRING
         options.append(click.Option(

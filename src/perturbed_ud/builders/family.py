@@ -101,6 +101,12 @@ class DatasetFamily(ABC):
         ``build.json``, as `balance` does for its subset)."""
 
     @classmethod
+    def manifest_problem(cls, manifest: dict) -> str | None:
+        """What this family's readers would trip on in a ``build.json`` beyond the shape every
+        manifest has (`perturbed_ud.manifest.problem`), in words; None when nothing."""
+        return None
+
+    @classmethod
     def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
         """The text columns whose perplexity the rolling lm-eval tasks report."""
         return ()

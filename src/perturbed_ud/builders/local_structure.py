@@ -377,6 +377,14 @@ class LocalStructure(UDFamily):
     lm_eval_tasks = ("rolling",)
 
     @classmethod
+    def manifest_problem(cls, manifest: dict) -> str | None:
+        """The text columns name the rows' columns and the lm-eval tasks' targets."""
+        columns = manifest.get("parameters", {}).get("text_columns")
+        if not isinstance(columns, str) or not all(columns.split(",")):
+            return f"parameters.text_columns must name the text columns, not {columns!r}"
+        return None
+
+    @classmethod
     def lm_eval_text(cls, manifest: dict) -> tuple[str, ...]:
         return tuple(manifest["parameters"]["text_columns"].split(","))  # the build's own
 

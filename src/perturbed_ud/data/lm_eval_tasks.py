@@ -39,7 +39,7 @@ from ..registry import FAMILIES, manifest_family
 from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
 
 PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
-MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs")
+MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs", "parameters")
 
 TIES = """\
 Ties: lm-eval's acc is 1 when argmax(log-likelihoods) is the gold, choice 0; argmax picks the

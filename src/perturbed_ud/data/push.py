@@ -18,7 +18,6 @@ printed, and a server may echo the request's ``Authorization`` header.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from pathlib import Path
@@ -27,6 +26,7 @@ from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import validate_repo_id
 
 from ..errors import PushError
+from ..files import read_json_object
 from ..licences import publishing_problem
 from ..redaction import redact
 from ..releases import parse_version
@@ -193,7 +193,7 @@ def push_folder(
             step = f"reading build.json at tag {tag}"
             tagged = api.hf_hub_download(repo_id, "build.json", repo_type="dataset", revision=tag)
             ours = manifest["content_sha256"]
-            theirs = json.loads(Path(tagged).read_text(encoding="utf-8")).get("content_sha256")
+            theirs = read_json_object(tagged, PushError).get("content_sha256")
             if theirs != ours:
                 raise PushError(
                     f"{repo_id} already has tag {tag} for other content (sha256 {theirs}, "

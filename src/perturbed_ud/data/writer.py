@@ -12,7 +12,6 @@ import ctypes
 import errno
 import glob
 import hashlib
-import json
 import os
 import shutil
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from datasets import Features
 
 from ..errors import OutputError, OutputExistsError
 from ..files import check_name, exclusive, file_sha256, output_folder
+from ..manifest import read_manifest
 from ..options import control_character
 
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
@@ -169,16 +169,9 @@ def read_build_manifest(folder: Path, keys: tuple, error: type[Exception]) -> di
             "`perturbed-ud build`"
         )
     path = folder / "build.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise error(f"{path} is not valid JSON: {err}") from None
+    manifest = read_manifest(path, error)
     choices = [(key,) if isinstance(key, str) else key for key in keys]
-    absent = [
-        names[0]
-        for names in choices
-        if not isinstance(manifest, dict) or not any(name in manifest for name in names)
-    ]
+    absent = [names[0] for names in choices if not any(name in manifest for name in names)]
     if absent:
         raise error(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
     check_manifest_text(manifest, path, error)

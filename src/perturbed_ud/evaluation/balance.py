@@ -71,7 +71,7 @@ class Balanced(DatasetFamily):
         from ..lm.models import pretrained
 
         self.source = Path(source)
-        keys = ("dataset", "pretty_name", "version", "signature", "configs")
+        keys = ("dataset", "pretty_name", "version", "signature", "configs", "parameters")
         self.built = read_build_manifest(self.source, keys, InputError)
         self.name = self.built["dataset"]
         self.source_family = manifest_family(self.built, self.source)

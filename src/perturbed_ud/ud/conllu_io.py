@@ -115,6 +115,12 @@ def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
     return conllu_files(folder, f"{code}-ud-{split}")
 
 
+# The longest line read: the comment of a 100,000-word sentence takes about 1 MB, so only
+# a file that is no CoNLL-U (a decompression bomb of one endless line) reaches it, and is
+# refused before that line fills memory.
+LINE_LIMIT = 64 << 20
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) read one line at a time, so memory does not grow with the file.
 
@@ -129,7 +135,9 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
         raise InputError(f"cannot read {path}: {err.strerror or err}") from err
     with f:
         try:
-            for number, raw in enumerate(f, start=1):
+            for number, raw in enumerate(iter(lambda: f.readline(LINE_LIMIT + 1), b""), 1):
+                if len(raw) > LINE_LIMIT:
+                    raise CoNLLUError(path, number, f"line longer than {LINE_LIMIT:,} bytes")
                 try:
                     line = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
                     yield number, line.removeprefix("\ufeff") if number == 1 else line

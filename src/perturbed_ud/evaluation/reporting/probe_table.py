@@ -8,13 +8,13 @@ It reads finished runs: ``evaluate probe`` runs (their ``results.json``) and, op
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from ...errors import InputError
+from ...files import read_json_object
 
 # {lang}_{method}_tau{τ}_seed{s} (substitution) or {lang}_seed{s} (spud)
 _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?:(?P<method>.+)_tau(?P<tau>\d+)_)?seed(?P<seed>\d+)")
@@ -35,7 +35,7 @@ def _results(run: Path, task: str) -> dict:
     path = Path(run) / "results.json"
     if not path.is_file():
         raise InputError(f"{run} holds no finished run (no results.json)")
-    results = json.loads(path.read_text(encoding="utf-8"))
+    results = read_json_object(path)
     if results.get("task") != task:
         raise InputError(f"{run} is an `evaluate {results.get('task')}` run, not {task}")
     return results

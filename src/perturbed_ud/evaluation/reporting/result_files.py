@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import InputError
+from ...files import read_json_object
 from ...redaction import redact_all
 
 # Row columns that say which condition a number is of, in the order they are shown.
@@ -93,16 +94,9 @@ def _read(path: Path) -> list[RunResults]:
 
 
 def _json_object(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read {path}: {err.strerror or err}") from None
-    except ValueError as err:  # JSONDecodeError (with its line) or UnicodeDecodeError
-        where = f"{path}:{err.lineno}" if hasattr(err, "lineno") else f"{path}"
-        raise InputError(f"{where}: not a JSON file ({err})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return redact_all(data)  # lm-eval keeps model_args as given, a token included
+    """A results file, its credentials redacted: lm-eval keeps model_args as given, a token
+    included."""
+    return redact_all(read_json_object(path))
 
 
 def _text(value) -> str:

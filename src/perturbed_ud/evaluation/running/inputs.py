@@ -9,12 +9,12 @@ Hub's retries. Reading ``build.json`` tells a dataset's family without loading i
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ...data.writer import check_manifest_text
 from ...errors import InputError
+from ...manifest import read_manifest
 from ...registry import manifest_family
 from .task import tasks_of_family
 
@@ -54,10 +54,7 @@ def local_manifest(dataset: str) -> dict | None:
         if not any(p.is_file() for p in folder.rglob("[!.]*")):
             raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{path}: not a readable build.json ({err})") from None
+    manifest = read_manifest(path)
     check_manifest_text(manifest, path, InputError)
     return manifest
 

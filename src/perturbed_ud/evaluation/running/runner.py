@@ -32,11 +32,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 from rich.console import Console
 from rich.progress import Progress
 
 from ...errors import InputError, RunError
-from ...files import atomic_path, check_name, exclusive, output_folder, write_text
+from ...files import atomic_path, check_name, exclusive, output_folder, read_json_object, write_text
 from ...lm.models import describe_model
 from ...redaction import redact, redact_all
 from ...version import __version__
@@ -84,8 +85,8 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
         chunks = run / "chunks"
         scored = chunks.is_dir() and any(chunks.rglob("*.parquet"))
         try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:  # torn: nothing can resume from it
+            previous = read_json_object(path, RunError)
+        except RunError as err:  # torn: nothing can resume from it
             if scored and not overwrite:
                 raise RunError(
                     f"{path} is unreadable ({err}): its chunks cannot be trusted; add "
@@ -127,6 +128,20 @@ def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, 
     output_folder(path.parent)
     with atomic_path(path) as tmp:
         scored.to_parquet(str(tmp))
+
+
+def _chunk_done(path: Path) -> bool:
+    """Whether a chunk was scored: a file that is no readable Parquet (cut short by a full
+    disk, edited, emptied) is deleted with a notice, to be scored again like a missing one."""
+    if not path.exists():
+        return False
+    try:
+        pq.read_table(path)
+        return True
+    except (OSError, ValueError) as err:  # ArrowInvalid is a ValueError
+        say(f"{path} is unreadable ({err}): scoring it again")
+        path.unlink()
+        return False
 
 
 def launcher_rank() -> tuple[int, int]:
@@ -232,7 +247,7 @@ def run_task(
     if task.prepare is not None:
         kwargs |= task.prepare(run, header)
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
-    done = sum(path.exists() for *_, path in mine)
+    done = sum(_chunk_done(path) for *_, path in mine)
     if done:
         say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
     bars = is_progress_bar_enabled()

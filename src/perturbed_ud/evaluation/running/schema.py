@@ -21,6 +21,7 @@ import pandas as pd
 from ...builders.perturbed_ud import SCRAMBLES, conditions_table
 from ...errors import InputError
 from ...files import READ_ERRORS, open_decompressed
+from ...manifest import read_manifest
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,7 @@ def dataset_conditions(dataset: str | Path) -> Conditions:
     path = Path(dataset) / "build.json"
     if not path.is_file():
         return DEFAULT_CONDITIONS
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(f"{path}: cannot read: {err}") from err
-    table = manifest.get("conditions")
+    table = read_manifest(path).get("conditions")
     return DEFAULT_CONDITIONS if table is None else Conditions.from_table(table)
 
 
@@ -142,7 +139,7 @@ def read_items(path: str | Path, conditions: Conditions = DEFAULT_CONDITIONS) ->
         else:
             with io.TextIOWrapper(open_decompressed(path), encoding="utf-8") as f:
                 items = pd.DataFrame.from_records([json.loads(line) for line in f if line.strip()])
-    except (*READ_ERRORS, ValueError) as err:  # unreadable, damaged, not JSON or Parquet
+    except (*READ_ERRORS, ValueError, RecursionError) as err:  # unreadable, not JSON or Parquet
         raise InputError(f"{path}: cannot read: {err}") from err
     try:
         return check_items(items, conditions)

@@ -37,6 +37,7 @@ from ...files import atomic_path
 from ...lm.batching import every_layer_max_tokens
 from ...lm.models import device_for, load_lm
 from ...lm.word_vectors import hidden_layers, word_vectors
+from ...options import GivenPath
 from ...registry import TASKS
 from ...settings import setting
 from ...ud.columns import SentenceColumns
@@ -171,6 +172,7 @@ class Sentences:
         protocol: ProbeProtocol,
     ) -> Sentences:  # fmt: skip
         """Sentences cut to the words the protocol keeps, with its gold labels."""
+        check_word_columns(ids, forms=forms, upos=upos, heads=heads, deprels=deprels)
         kept = [
             protocol.words_kept(len(f), t, e)
             for f, t, e in zip(forms, multiword_tokens, empty_nodes, strict=True)
@@ -232,6 +234,16 @@ def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
         i for i, gold in enumerate(sentences.gold) if gold is not None and not vectors.too_long[i]
     ]
     return ProbeData(vectors.layer(layer), vectors.offsets, sentences.gold, usable)
+
+
+def check_word_columns(ids, **columns) -> None:
+    """Refuse a sentence whose word columns differ in length (a hand-edited or foreign
+    dataset): its gold tree, tags and word vectors would not line up."""
+    per_column = (tuple(len(row) for row in c) for c in columns.values())
+    for sent_id, *lengths in zip(ids, *per_column, strict=True):
+        if len(set(lengths)) > 1:
+            counts = ", ".join(f"{n} {name}" for name, n in zip(columns, lengths, strict=True))
+            raise InputError(f"sentence {sent_id!r} has {counts}: every word needs one of each")
 
 
 def sentence_metrics(probe: str, output, gold: Gold, upos, gold_heads, deprels) -> dict:
@@ -607,7 +619,7 @@ class Probe(EvaluationTask):
     @classmethod
     def run_parameters(cls) -> list[click.Option]:
         return [
-            click.Option(["--ud-root"], type=click.Path(),
+            click.Option(["--ud-root"], type=GivenPath(),
                          help="Folder of UD_* treebanks to train on."),
             click.Option(["--download"], is_flag=True,
                          help="Fetch the training treebank from UD's GitHub."),

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import wilcoxon
 
+from ...errors import InputError
 from ...files import atomic_path
 from ...lm.batching import BatchSettings
 from ...lm.encodings import WORD_GROUPINGS
@@ -62,10 +63,8 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     options = ScoreSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     batcher = options.batcher(lm)
-    sentences = [
-        words.split() if isinstance(words, str) else list(words)
-        for words in batch[options.words_column]
-    ]
+    column = options.words_column
+    sentences = [sentence_words(words, column) for words in batch[column]]
     if options.kind == "causal":
         scores = causal_log_likelihoods(batcher, sentences, options.bos)
     else:
@@ -83,6 +82,19 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
         out["perplexity"].append(math.exp(-total / n) if n else float("nan"))
         out["too_long"].append(s.too_long)
     return out
+
+
+def sentence_words(words, column: str) -> list[str]:
+    """A row's words: its text split on whitespace, or its list of words. Anything else (a
+    label id, a score) is no sentence, and is refused naming the column."""
+    if isinstance(words, str):
+        return words.split()
+    if isinstance(words, list) and all(isinstance(word, str) for word in words):
+        return list(words)
+    raise InputError(
+        f"the words column {column!r} holds {type(words).__name__} values, not texts or lists "
+        "of words: name the column of the sentences with --words-column"
+    )
 
 
 def nonce_ratios(scored: pd.DataFrame) -> pd.DataFrame:
