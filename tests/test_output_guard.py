@@ -3,13 +3,18 @@
 Each command that writes is pointed at its own input dataset (or run, items, grammars) and at
 a non-regular file; it ends in one ``error:`` line and the input is byte for byte as before.
 Symlinks planted in a run folder (the chunks folder, a lock file, run.json) are refused, never
-followed."""
+followed, and the temporary files of a killed writer are removed by the next one."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
 import stat
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from click.testing import CliRunner
@@ -253,3 +258,67 @@ def test_a_symlink_planted_in_a_run_folder_is_refused(data, tiny_gpt2, tmp_path,
     ))  # fmt: skip
     refused(result, "symlink")
     assert (run / planted).is_symlink()
+
+
+# --- Temporary files of killed writers ------------------------------------------------------
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_leftovers_of_dead_writers_are_removed_and_live_ones_kept(data, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    host = socket.gethostname().replace(".", "_")
+    dead = [out / f".en.conllu.{host}-{dead_pid()}.partial", out / f".x.{dead_pid()}.partial"]
+    kept = [
+        out / f".en.conllu.{host}-{os.getppid()}.partial",  # alive: perhaps being written
+        out / f".en.conllu.otherhost-{dead_pid()}.partial",  # its process is on another host
+    ]
+    for path in dead + kept:
+        path.write_text("half", encoding="utf-8")
+    result = cli("export-conllu", data / "spud", "--config", "en_seed1", "--split", "orig",
+                 "--out", out / "en.conllu")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(out.iterdir()) == sorted([out / "en.conllu", *kept])
+
+
+@pytest.mark.subprocess
+def test_a_writer_killed_mid_write_leaves_nothing_after_the_next_run(data, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    script = textwrap.dedent(f"""
+        import os, signal
+        from perturbed_ud.files import open_output
+        with open_output({str(out / "en.conllu")!r}) as text:
+            text.write("# sent_id = 1\\n")
+            text.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)}
+    killed = subprocess.run([sys.executable, "-c", script], env=env, check=False)
+    assert killed.returncode == -signal.SIGKILL
+    assert [p.name for p in out.iterdir() if p.name.endswith(".partial")], "nothing left?"
+    result = cli("export-conllu", data / "spud", "--config", "en_seed1", "--split", "orig",
+                 "--out", out / "en.conllu")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in out.iterdir()] == ["en.conllu"]
+
+
+def test_a_resumed_run_removes_the_partial_chunk_of_a_killed_one(data, tiny_gpt2, tmp_path):
+    run = tmp_path / "run"
+    args = ["evaluate", "score", "--dataset", data / "spud", "--model", tiny_gpt2,
+            "--limit", "3", "--out", run]  # fmt: skip
+    assert cli(*args).exit_code == 0
+    chunk = sorted((run / "chunks").rglob("*.parquet"))[-1]
+    host = socket.gethostname().replace(".", "_")
+    partial = chunk.with_name(f".{chunk.name}.{host}-{dead_pid()}.partial")
+    chunk.rename(partial)  # as a kill between writing a chunk and renaming it leaves it
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    assert chunk.is_file() and not partial.exists()
+    assert not [p for p in run.rglob("*.partial")]

@@ -8,6 +8,7 @@ import hashlib
 import lzma
 import os
 import re
+import socket
 import stat
 import zlib
 from collections.abc import Iterable, Iterator
@@ -59,6 +60,10 @@ FILE_KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFSOCK: "a socket",
 }
+# A temporary file of `atomic_path`: ``.NAME.HOST-PID.partial``, so that the next writer can
+# tell a dead process's leftover from one still being written (on this host or another);
+# ``.NAME.PID.partial``, without the host, is one of this host's.
+PARTIAL = re.compile(r"^\..+\.(?:(?P<host>[^.]*)-)?(?P<pid>[0-9]+)\.partial$")
 
 
 def guard_output(
@@ -121,17 +126,42 @@ def refuse_links(folder: Path) -> None:
                 )
 
 
+def remove_dead_partials(folder: Path) -> None:
+    """Remove the temporary files that killed writers on this host left in ``folder``; those
+    of live processes, or of another host, may still be written and are kept."""
+    host = _host()
+    for path in folder.glob(".*.partial"):
+        match = PARTIAL.match(path.name)
+        if match and match["host"] in (host, None) and not _alive(int(match["pid"])):
+            path.unlink(missing_ok=True)
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "_")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process; no such id
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` for the block to write; flushed to disk and renamed
     onto ``path`` only when the block succeeds, so a kill or a full disk never leaves a
     partial file under the final name. Only a regular file is replaced (`check_regular`);
-    the temporary file is created new, never through a link. An `OutputError` names why it
-    cannot be written."""
+    the temporary file is created new, never through a link, and killed writers' leftovers
+    beside it are removed. An `OutputError` names why it cannot be written."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    tmp = path.with_name(f".{path.name}.{_host()}-{os.getpid()}.partial")
     check_regular(path)
     try:
+        remove_dead_partials(path.parent)
         tmp.unlink(missing_ok=True)
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
         yield tmp
