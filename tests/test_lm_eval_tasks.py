@@ -194,7 +194,7 @@ def built(clams, tmp):
         (written, [], "exists; pass --overwrite"),
         (built, ["--revision", "v1"], "--revision names a revision of --hub-id"),
         (built, ["--hub-id", "a/b/c"], "bad --hub-id"),
-        (built, ["--out", "{parent}"], "is the dataset folder itself"),  # as for `build`
+        (built, ["--out", "{parent}"], "is the input"),  # as for `build`
     ],
 )
 def test_bad_datasets_and_options_are_refused(clams, tmp_path, make, options, message):

@@ -237,9 +237,9 @@ def probe_table(runs, distances, out) -> None:
     perturbation, each drop as mean ± sd over corpora, beside the distances."""
     from .evaluation.reporting.probe_table import robustness_table
     from .evaluation.reporting.summary import write_table
-    from .files import output_folder
+    from .files import guard_output, output_folder
 
-    folder = output_folder(out)
+    folder = output_folder(guard_output(out, [*runs, *distances]))
     table = robustness_table([Path(r) for r in runs], [Path(d) for d in distances])
     write_table(table, folder / "robustness_table.csv", markdown=True)
     click.echo(f"wrote {folder / 'robustness_table.csv'} and .md")
@@ -279,7 +279,9 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
     .parquet) in the released schema, ours or the original code's."""
     from .evaluation.reporting.summarize import summarize as write_summaries
     from .evaluation.running.schema import DEFAULT_CONDITIONS, dataset_conditions
+    from .files import guard_output
 
+    guard_output(out, [items, dataset])
     if run_seed is None and (match := re.search(r"seed(\d+)", Path(items).name)):
         run_seed = int(match.group(1))
     conditions = dataset_conditions(dataset) if dataset else DEFAULT_CONDITIONS

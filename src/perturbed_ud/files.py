@@ -10,8 +10,10 @@ import json
 import lzma
 import os
 import re
+import socket
+import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -110,17 +112,123 @@ def file_sha256(path: str | Path) -> str:
         raise InputError(f"cannot read {path}: {err}") from err
 
 
+# What a non-regular file is, for the message refusing to write over one.
+FILE_KINDS = {
+    stat.S_IFLNK: "a symlink",
+    stat.S_IFDIR: "a folder",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+}
+# A temporary file of `atomic_path`: ``.NAME.HOST-PID.partial``, so that the next writer can
+# tell a dead process's leftover from one still being written (on this host or another);
+# ``.NAME.PID.partial``, without the host, is one of this host's.
+PARTIAL = re.compile(r"^\..+\.(?:(?P<host>[^.]*)-)?(?P<pid>[0-9]+)\.partial$")
+
+
+def guard_output(
+    out: str | Path, inputs: Iterable[str | Path | None] = (), *, replaced_whole: bool = False
+) -> Path:
+    """``out``, refused with an `OutputError` naming both when it is, or lies inside, a file or
+    folder the command reads: writing there would change the input (a run's chunks change a
+    dataset's content hash; an export overwrites its README). With ``replaced_whole`` (a
+    folder that ``--overwrite`` replaces), an input inside ``out`` is refused too. Inputs that
+    are not on this machine (Hub ids) cannot be touched and are skipped; symlinks are
+    followed, so a link to an input counts as the input."""
+    out = Path(out)
+    where = _real(out)
+    for given in inputs:
+        if given is None or not os.path.lexists(given):
+            continue
+        read = _real(given)
+        if where == read:
+            raise OutputError(f"--out {out} is the input {given}: choose another --out")
+        if where.is_relative_to(read):
+            raise OutputError(
+                f"--out {out} is inside the input {given}: writing there would change what "
+                "is read; choose an --out outside it"
+            )
+        if replaced_whole and read.is_relative_to(where):
+            raise OutputError(
+                f"the input {given} is inside --out {out}, which is replaced whole: choose "
+                "another --out"
+            )
+    return out
+
+
+def _real(path: str | Path) -> Path:
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
+def check_regular(path: Path) -> None:
+    """Refuse to write over anything but a regular file: renaming onto a device, FIFO,
+    socket or symlink would replace it (as root, ``--out /dev/full`` replaced the device)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OutputError(
+            f"{path} is {FILE_KINDS.get(stat.S_IFMT(mode), 'not a regular file')}; only a "
+            "regular file is replaced: choose another --out"
+        )
+
+
+def refuse_links(folder: Path) -> None:
+    """Refuse a folder of the command's own that holds a symlink: a write through it
+    (``chunks -> /elsewhere``, ``run.json -> /etc/x``) would land outside ``--out``."""
+    for parent, folders, names in os.walk(folder):
+        for name in folders + names:
+            if (path := Path(parent, name)).is_symlink():
+                raise OutputError(
+                    f"{folder} holds the symlink {path}, which its writes would follow out of "
+                    "it: remove the link or choose another --out"
+                )
+
+
+def remove_dead_partials(folder: Path) -> None:
+    """Remove the temporary files that killed writers on this host left in ``folder``; those
+    of live processes, or of another host, may still be written and are kept."""
+    host = _host()
+    for path in folder.glob(".*.partial"):
+        match = PARTIAL.match(path.name)
+        if match and match["host"] in (host, None) and not _alive(int(match["pid"])):
+            path.unlink(missing_ok=True)
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "_")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process; no such id
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` for the block to write; flushed to disk and renamed
     onto ``path`` only when the block succeeds, so a kill or a full disk never leaves a
-    partial file under the final name. An `OutputError` names why it cannot be written."""
+    partial file under the final name. Only a regular file is replaced (`check_regular`);
+    the temporary file is created new, never through a link, and killed writers' leftovers
+    beside it are removed. An `OutputError` names why it cannot be written."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    tmp = path.with_name(f".{path.name}.{_host()}-{os.getpid()}.partial")
+    check_regular(path)
     try:
+        remove_dead_partials(path.parent)
+        tmp.unlink(missing_ok=True)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
         yield tmp
         with open(tmp, "rb") as written:
             os.fsync(written.fileno())
+        check_regular(path)
         os.replace(tmp, path)
     except OSError as err:
         raise OutputError(f"cannot write {path}: {err.strerror or err}") from err
@@ -157,10 +265,12 @@ def exclusive(lock: Path, what: str) -> Iterator[None]:
     """Hold the lock file ``lock`` for the block, so that two processes never write ``what``
     at once; the second gets an `OutputError`. The kernel releases the lock when its process
     ends, however it ends, so a kill never leaves a stale lock; the file itself is removed
-    when the block ends (a killed holder's file is reused, and removed, by the next)."""
+    when the block ends (a killed holder's file is reused, and removed, by the next). A lock
+    that is a symlink or any other non-regular file is refused, never opened."""
     while True:
         try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+            check_regular(lock)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         except OSError as err:
             raise OutputError(f"cannot write {lock.parent}: {err.strerror or err}") from err
         try:

@@ -81,6 +81,30 @@ def _default(f: dataclasses.Field) -> Any:
     return None
 
 
+def paths_read(value: Any) -> list[Path]:
+    """The local files and folders a settings object names: every `Path` in it (a treebank's
+    files, a lexicon), and every string of a field typed ``str | Path`` (a Hub id or a
+    folder), through nested settings, sequences and mappings. What a build reads, so that
+    its output is never written inside it."""
+    if isinstance(value, Path):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [path for item in value for path in paths_read(item)]
+    if isinstance(value, dict):
+        return paths_read(list(value.values()))
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return []
+    hints = typing.get_type_hints(type(value))
+    found = []
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        if isinstance(item, str) and item and _base_type(hints[f.name])[0] is Path:
+            found.append(Path(item))
+        else:
+            found += paths_read(item)
+    return found
+
+
 def field_default(settings_class: type, name: str) -> Any:
     """The default of the field ``name``."""
     (f,) = (f for f in dataclasses.fields(settings_class) if f.name == name)

@@ -22,6 +22,7 @@ from rich.progress import Progress
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, check_manifest_text, content_hash
 from ..errors import InputError
+from ..files import guard_output
 from ..registry import FAMILIES
 from ..version import __version__
 from .family import DatasetFamily, config_id
@@ -59,7 +60,7 @@ def write_dataset(
     """
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
-    final = Path(final)
+    final = guard_output(final, family.inputs(), replaced_whole=True)
     with atomic_folder(final, overwrite=overwrite) as root:
         jobs = family.jobs()
         results = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any, ClassVar
 
 import click
@@ -25,7 +26,14 @@ from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
 from ..errors import InputError
 from ..releases import parse_version
-from ..settings import command_options, documented_fields, option_name, setting, settings_from
+from ..settings import (
+    command_options,
+    documented_fields,
+    option_name,
+    paths_read,
+    setting,
+    settings_from,
+)
 from ..version import __version__
 
 DEFAULT_VERSION = "1.0.0"
@@ -73,6 +81,7 @@ class DatasetFamily(ABC):
     sources_class: ClassVar[type | None] = None
     resolved: ClassVar[tuple[str, ...]] = ()
     renamed: ClassVar[dict[str, str]] = {}  # a former option name -> its current name
+    sources: Any = None  # the `sources_class` options it was made from, if any
 
     def __init__(self, settings: Any):
         parse_version(settings.version)
@@ -162,7 +171,14 @@ class DatasetFamily(ABC):
             )
         given = {name: values.pop(name) for name in source_names if name in values}
         sources = settings_from(cls.sources_class, given, what) if cls.sources_class else None
-        return cls(settings_from(cls.settings_class, values | cls.resolve(sources, values), what))
+        family = cls(settings_from(cls.settings_class, values | cls.resolve(sources, values), what))
+        family.sources = sources
+        return family
+
+    def inputs(self) -> list[Path]:
+        """The local files and folders the build reads (treebank files, --ud-root, a
+        --hf-dataset or tokenizer folder …): its output is never written inside one."""
+        return paths_read([self.settings, self.sources])
 
     def signature(self, manifest: dict) -> str:
         """sacrebleu-style: the family and version, then every setting that shapes the data,

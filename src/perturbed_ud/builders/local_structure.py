@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
+from pathlib import Path
 
 from datasets import Features, List, Value
 
@@ -537,6 +538,11 @@ class LocalStructure(UDFamily):
         if s.hf_dataset is not None:
             parts.insert(0, f"hf:{s.hf_dataset}:{s.hf_config or 'default'}:{s.lang}")
         return parts
+
+    def inputs(self) -> list[Path]:
+        """The treebanks' files, and a --hf-dataset or --tokenizer given as a folder."""
+        named = (self.settings.hf_dataset, self.settings.tokenizer)
+        return super().inputs() + [Path(name) for name in named if name]
 
     def why_empty(self, results: list) -> str:
         return "no text was read: check the treebank files, the dataset split and --limit"

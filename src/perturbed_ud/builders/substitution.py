@@ -365,6 +365,11 @@ class Substitution(UDFamily):
             parts.append(f"masked_lm:{lm['model']}@{lm['revision']},beam:{lm['beam']}")
         return parts
 
+    def inputs(self) -> list[Path]:
+        """The treebanks' files, the WordNet folder, and a coco --model given as a folder."""
+        named = (self.settings.wordnet, self.settings.model)
+        return super().inputs() + [Path(name) for name in named if name]
+
     def why_empty(self, results: list) -> str:
         return (
             "no sentence has enough eligible words for any τ "

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..files import guard_output
 from ..ud.columns import FEATURES, write_rows_conllu
 from .writer import split_files
 
@@ -57,5 +58,6 @@ def _placed_rows(rows: Iterable[dict], where: str) -> Iterator[dict]:
 
 def export_conllu(folder: str | Path, config: str, split: str, out: str | Path) -> int:
     """Write one split of a dataset folder as CoNLL-U; returns the number of sentences."""
+    guard_output(out, [folder])
     rows = _placed_rows(split_rows(folder, config, split), f"{folder} {config}/{split}")
     return write_rows_conllu(rows, out)

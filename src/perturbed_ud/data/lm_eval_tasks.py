@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
-from ..files import write_text
+from ..files import guard_output, write_text
 from ..registry import FAMILIES, manifest_family
 from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
 
@@ -261,9 +261,7 @@ def write_tasks(
         clash = sorted({name for name in names if names.count(name) > 1})
         raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
     metadata = task_metadata(manifest)
-    final = Path(out) / group
-    if final.resolve() == folder.resolve():
-        raise InputError(f"{final} is the dataset folder itself: write the tasks to another --out")
+    final = guard_output(Path(out) / group, [folder], replaced_whole=True)
     with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
         for kind, kind_tasks in tasks.items():
             if not kind_tasks:

@@ -96,6 +96,10 @@ class Balanced(DatasetFamily):
         super().__init__(settings)
         self.tokenizer = pretrained(AutoTokenizer, tokenizer, revision)
 
+    def inputs(self) -> list[Path]:
+        """The dataset balanced, and the tokenizer when it is a folder."""
+        return [self.source, Path(self.settings.tokenizer)]
+
     def conditions(self) -> list[str]:
         configs = self.built["configs"].values()
         return list(dict.fromkeys(split for config in configs for split in config["splits"]))

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import GrammarError
-from ..files import open_output, output_folder
+from ..files import guard_output, open_output, output_folder
 from .expand import MinimalSet, minimal_sets
 from .parser import Grammar, read_grammar
 
@@ -60,7 +60,7 @@ def write_evalsets(folder: str | Path, out: str | Path) -> list[Path]:
     error writes nothing; each file is then written a minimal set at a time.
     """
     sets = {name: minimal_sets(g) for name, g in read_grammar_folder(folder).items()}
-    out = output_folder(out)
+    out = output_folder(guard_output(out, [folder]))
     written = []
     for name, generated in sets.items():
         path = out / f"{name}.txt"

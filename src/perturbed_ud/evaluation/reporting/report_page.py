@@ -18,7 +18,7 @@ from pathlib import Path
 from jinja2 import Environment, StrictUndefined
 
 from ...errors import InputError
-from ...files import output_folder, write_text
+from ...files import guard_output, output_folder, write_text
 from ...version import __version__
 from .result_files import Estimate, RunResults, read_runs
 
@@ -47,7 +47,7 @@ class ComparisonTable:
 
 def write_comparison_page(paths: list[str | Path], out: str | Path) -> Path:
     """Read every run the paths name and write the page to ``out`` (atomically)."""
-    out = Path(out)
+    out = guard_output(out, paths)
     page = render_page(read_runs(paths))
     output_folder(out.parent)
     write_text(out, page)

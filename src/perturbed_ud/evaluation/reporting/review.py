@@ -34,7 +34,7 @@ from jinja2 import Environment, StrictUndefined
 
 from ...data.writer import split_files
 from ...errors import InputError, OutputExistsError
-from ...files import file_sha256, open_output, output_folder, write_text
+from ...files import file_sha256, guard_output, open_output, output_folder, write_text
 from ...perturb.surface_rules import space_after, surface_tokens, token_gaps
 from ...registry import manifest_family
 from ...rng import stable_key
@@ -108,7 +108,7 @@ def write_sheet(
     choose_configs(str(dataset), manifest, configs, None)
     chosen = configs or list(manifest["configs"])
     items, warnings = draw_items(Path(dataset), chosen, sample, seed)
-    folder = output_folder(out)
+    folder = output_folder(guard_output(out, [dataset]))
     html, sheet = folder / "review.html", folder / "review.csv"
     if not overwrite and (existing := [p.name for p in (html, sheet) if p.exists()]):
         raise OutputExistsError(
@@ -303,7 +303,7 @@ def score_sheet(path: str | Path) -> pd.DataFrame:
 
 def write_scores(table: pd.DataFrame, sheet: str | Path, out: str | Path) -> list[Path]:
     """``grammaticality.csv``, ``.md`` and ``.json`` (with the sheet's sha256) in ``out``."""
-    folder = output_folder(out)
+    folder = output_folder(guard_output(out, [sheet]))
     paths = [folder / f"grammaticality.{suffix}" for suffix in ("csv", "md", "json")]
     write_table(table, paths[0])
     write_text(paths[1], scores_markdown(table))

@@ -37,7 +37,16 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ...errors import InputError, RunError
-from ...files import atomic_path, check_name, exclusive, output_folder, read_json_object, write_text
+from ...files import (
+    atomic_path,
+    check_name,
+    exclusive,
+    guard_output,
+    output_folder,
+    read_json_object,
+    refuse_links,
+    write_text,
+)
 from ...lm.models import describe_model
 from ...redaction import redact, redact_all
 from ...version import __version__
@@ -351,6 +360,8 @@ def evaluation(
     device and model kind are checked before anything is written; a settings ``kind`` of None
     becomes the model's own; then the run folder (``out``) is held for the whole run, so two
     runs on one folder never write each other's chunks (each rank of a launch holds its own).
+    The run folder is never inside the dataset, the model or the treebanks read (its chunks
+    would change them), and a symlink in it is refused rather than written through.
 
     A task that reads no language model (``kinds`` empty) checks its model with
     ``check_model(model, revision, dataset, settings, configs, dataset_revision)`` instead,
@@ -384,9 +395,11 @@ def evaluation(
                 kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
                 if hasattr(settings, "kind"):
                     settings = replace(settings, kind=kind)
+            guard_output(out, [dataset, model, options.get("ud_root")])
             run = output_folder(out)
             rank, _ = launcher_rank()
             with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
+                refuse_links(run)
                 return evaluate(
                     dataset, model, out, settings=settings, configs=configs, splits=splits,
                     device=device, revision=revision, **options,
