@@ -6,15 +6,23 @@ and a local --hf-dataset folder is hashed and loaded by its content, not its mti
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from datasets import load_dataset
 
+import perturbed_ud
 import perturbed_ud.builders.clams as clams
 from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
+from perturbed_ud.evaluation.running import datasets_io
+from perturbed_ud.evaluation.running.datasets_io import dataset_content, load_config
 from perturbed_ud.ud.sources import UD_RELEASE, download
 
 EWT = "UD_English-EWT"
@@ -97,3 +105,67 @@ def test_paper_grammars_changed_in_the_cache_are_refused(tmp_path):
                  "--out", tmp_path / "out")  # fmt: skip
     refused(result, str(folder / "LICENSE"), f"expected {pin}", f"remove {folder}")
     assert not (tmp_path / "out" / "clams").exists()
+
+
+# --- F5: evaluate reads exactly the files it hashed ----------------------------------------------
+
+CONFIG = "en_part_seed1"
+ORIG = f"{CONFIG}/orig-00000-of-00001.parquet"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """A small perturbed-ud build."""
+    return perturbed_ud.build("perturbed-ud", tmp_path_factory.mktemp("data"), ud_root=UD_ROOT,
+                              langs=["en"], seeds=[1], scrambles=["part"], limit=4)  # fmt: skip
+
+
+def other_words(folder: Path) -> Path:
+    """``folder``'s Parquet files with every word and text made ``ZZZ``, same schema."""
+    for path in folder.rglob("*.parquet"):
+        table = pq.read_table(path)
+        for column in ("words", "perturbed_text"):
+            values = [["ZZZ"] * len(v) if isinstance(v, list) else "ZZZ"
+                      for v in table[column].to_pylist()]  # fmt: skip
+            index = table.schema.get_field_index(column)
+            table = table.set_column(index, table.schema.field(index),
+                                     pa.array(values, table.schema.field(index).type))  # fmt: skip
+        pq.write_table(table.replace_schema_metadata(table.schema.metadata), path)
+    return folder
+
+
+def test_a_card_naming_a_file_outside_the_dataset_is_refused(built, tmp_path, tiny_bert):
+    other = other_words(shutil.copytree(built, tmp_path / "other"))
+    folder = shutil.copytree(built, tmp_path / "pointing")
+    card = folder / "README.md"
+    outside = (other / ORIG).resolve()
+    card.write_text(card.read_text().replace(f"path: {CONFIG}/orig-*.parquet", f"path: {outside}"))
+    run = tmp_path / "run"
+    result = cli("evaluate", "masked-word", "--dataset", folder, "--config", CONFIG,
+                 "--model", tiny_bert, "--out", run, "--splits", "orig", "--limit", 2)  # fmt: skip
+    refused(result, f"names {outside}, which is not a Parquet file inside the dataset folder")
+
+
+def test_a_dataset_swapped_after_it_was_hashed_is_refused(built, tmp_path):
+    folder = shutil.copytree(built, tmp_path / "ds")
+    content = dataset_content(str(folder))
+    other = other_words(shutil.copytree(built, tmp_path / "other"))
+    folder.rename(tmp_path / "ds_old")
+    shutil.copytree(other, folder)
+    with pytest.raises(InputError, match="changed since the dataset was hashed"):
+        load_config(str(folder), CONFIG, None, content)
+
+
+def test_a_split_is_read_from_the_content_cache_by_content(built, tmp_path, tiny_bert):
+    content = dataset_content(str(built))
+    splits = load_config(str(built), CONFIG, None, content)
+    texts = pq.read_table(built / ORIG)["perturbed_text"].to_pylist()
+    assert splits["orig"]["perturbed_text"] == texts
+    cache = datasets_io.content_cache(content)
+    assert {Path(f["filename"]).parent for f in splits["orig"].cache_files} == {cache}
+    assert splits["orig"].features == load_dataset(str(built), CONFIG)["orig"].features
+    run = tmp_path / "run"
+    result = cli("evaluate", "masked-word", "--dataset", built, "--config", CONFIG,
+                 "--model", tiny_bert, "--out", run)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads((run / "run.json").read_text())["dataset_cache"] == str(cache)
