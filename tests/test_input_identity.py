@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from click.testing import CliRunner
 from conftest import UD_ROOT
 from datasets import load_dataset
@@ -169,3 +170,49 @@ def test_a_split_is_read_from_the_content_cache_by_content(built, tmp_path, tiny
                  "--model", tiny_bert, "--out", run)  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads((run / "run.json").read_text())["dataset_cache"] == str(cache)
+
+
+# --- F6: lm-eval tasks read the build they name -----------------------------------------------
+
+
+def rolling_task(tasks: Path, split: str) -> dict:
+    """A perplexity task's YAML, with its template's settings."""
+    task = yaml.safe_load((tasks / f"perturbed_ud_{CONFIG}_{split}_ppl.yaml").read_text())
+    return yaml.safe_load((tasks / task["include"]).read_text()) | task
+
+
+def test_tasks_read_content_addressed_copies_of_the_build(tmp_path):
+    out = tmp_path / "pin"
+    build = dict(ud_root=UD_ROOT, langs=["en"], seeds=[1], scrambles=["part"])
+    dataset = perturbed_ud.build("perturbed-ud", out, limit=3, **build)
+    manifest = json.loads((dataset / "build.json").read_text())
+    tasks = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    task = rolling_task(tasks, "orig")
+    assert task["dataset_path"] == str((tasks / "data").resolve())
+    (name,) = task["dataset_kwargs"]["data_files"]["orig"]
+    assert name == f"{sha256(dataset / ORIG)}.parquet"
+    assert (tasks / "data" / name).read_bytes() == (dataset / ORIG).read_bytes()
+    assert task["metadata"]["content_sha256"] == manifest["content_sha256"]
+    perturbed_ud.build("perturbed-ud", out, limit=6, overwrite=True, **build)
+    assert sha256(tasks / "data" / name) == name.removesuffix(".parquet")
+
+
+@pytest.mark.peer
+def test_the_harness_scores_the_build_its_tasks_name_after_a_rebuild(tmp_path, tiny_gpt2):
+    lm_eval = pytest.importorskip("lm_eval")
+    from lm_eval.tasks import TaskManager
+
+    out = tmp_path / "pin"
+    build = dict(ud_root=UD_ROOT, langs=["en"], seeds=[1], scrambles=["part"])
+    dataset = perturbed_ud.build("perturbed-ud", out, limit=3, **build)
+    built_texts = pq.read_table(dataset / ORIG)["perturbed_text"].to_pylist()
+    tasks = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    perturbed_ud.build("perturbed-ud", out, limit=6, overwrite=True, **build)
+    assert pq.read_table(dataset / ORIG).num_rows == 6
+    name = f"perturbed_ud_{CONFIG}_orig_ppl"
+    results = lm_eval.simple_evaluate(
+        model="hf", model_args={"pretrained": str(tiny_gpt2), "dtype": "float32", "device": "cpu"},
+        tasks=[name], task_manager=TaskManager(include_path=str(tasks), include_defaults=False),
+        log_samples=True, batch_size=16,
+    )  # fmt: skip
+    assert [s["arguments"][0][0] for s in results["samples"][name]] == built_texts
