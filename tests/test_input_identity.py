@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def test_a_card_naming_a_file_outside_the_dataset_is_refused(built, tmp_path, ti
     run = tmp_path / "run"
     result = cli("evaluate", "masked-word", "--dataset", folder, "--config", CONFIG,
                  "--model", tiny_bert, "--out", run, "--splits", "orig", "--limit", 2)  # fmt: skip
-    refused(result, f"names {outside}, which is not a Parquet file inside the dataset folder")
+    refused(result, f"names {outside}, which is not inside the folder")
 
 
 def test_a_dataset_swapped_after_it_was_hashed_is_refused(built, tmp_path):
@@ -216,3 +217,33 @@ def test_the_harness_scores_the_build_its_tasks_name_after_a_rebuild(tmp_path, t
         log_samples=True, batch_size=16,
     )  # fmt: skip
     assert [s["arguments"][0][0] for s in results["samples"][name]] == built_texts
+
+
+# --- F8: a local --hf-dataset folder is read by content ----------------------------------------
+
+
+def test_a_hf_dataset_file_rewritten_under_its_old_mtime_is_read_anew(tmp_path):
+    folder = tmp_path / "hfdata" / "stale"
+    folder.mkdir(parents=True)
+    data = folder / "test.parquet"
+    pq.write_table(pa.table({"text": ["Old one.", "Old two."]}), data)
+
+    def built(name: str) -> Path:
+        result = cli("build", "local_structure", "--hf-dataset", folder, "--langs", "en",
+                     "--seeds", 1, "--out", tmp_path / name)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        return tmp_path / name / "local_structure"
+
+    old = built("old")
+    mtime = data.stat().st_mtime_ns
+    pq.write_table(pa.table({"text": ["New one here.", "New two.", "New three."]}), data)
+    os.utime(data, ns=(mtime, mtime))
+    new = built("new")
+    rows = pq.read_table(next(new.glob("*/unperturbed-*.parquet")))["text_original"].to_pylist()
+    assert rows == ["New one here.", "New two.", "New three."]
+    manifests = [json.loads((b / "build.json").read_text()) for b in (old, new)]
+    assert [m["sources"][0]["files"] for m in manifests] == [
+        {"test.parquet": digest} for digest in (manifests[0]["sources"][0]["files"]["test.parquet"],
+                                                sha256(data))
+    ]  # fmt: skip
+    assert manifests[0]["signature"] != manifests[1]["signature"]

@@ -21,6 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ...data.local_folder import content_cache, data_files
 from ...data.writer import digests_content, parquet_digests
 from ...errors import InputError
 from ...files import atomic_path
@@ -71,13 +72,6 @@ def dataset_content(dataset: str) -> str | None:
     return content
 
 
-def content_cache(content: str) -> Path:
-    """Where the Arrow files of a local dataset of this content are kept."""
-    from datasets import config as hf_config
-
-    return Path(hf_config.HF_DATASETS_CACHE) / "perturbed-ud-content" / content
-
-
 def load_config(dataset: str, config: str, revision: str | None, content: str | None):
     """One config as memory-mapped splits; a local folder (``content`` its hash, from
     `dataset_content`) read from exactly the files of that hash (`local_splits`)."""
@@ -101,7 +95,7 @@ def local_splits(folder: Path, config: str, content: str):
     return DatasetDict(
         {
             split: _arrow_split(folder, names, digests, content, split)
-            for split, names in config_files(folder, config, content, digests).items()
+            for split, names in config_files(folder, config, digests).items()
         }
     )
 
@@ -114,26 +108,17 @@ def _digests_now(folder: Path, content: str) -> dict[str, str]:
     return digests
 
 
-def config_files(folder: Path, config: str, content: str, digests: dict) -> dict[str, list[str]]:
-    """Each split's files, as paths relative to the folder, from the card's ``data_files`` (or
-    the layout `datasets` infers without one); a file that is not a hashed Parquet file of the
-    folder (a path outside it, another format) is refused, never read."""
-    from datasets import load_dataset_builder
-
-    builder = load_dataset_builder(str(folder), config, cache_dir=str(content_cache(content)))
-    root, splits = folder.resolve(), {}
-    for split, paths in (builder.config.data_files or {}).items():
-        splits[split] = []
-        for path in paths:
-            resolved = Path(path).resolve()
-            name = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None
+def config_files(folder: Path, config: str, digests: dict) -> dict[str, list[str]]:
+    """Each split's files (`data_files`), each of which must be one of the hashed Parquet
+    files: any other file is refused, never read."""
+    splits = data_files(folder, config)
+    for split, names in splits.items():
+        for name in names:
             if name not in digests:
                 raise InputError(
-                    f"config {config!r} of {folder}: split {split!r} names {path}, which is not "
-                    "a Parquet file inside the dataset folder; only the folder's own hashed "
-                    "files are read (check data_files in its README.md)"
+                    f"config {config!r} of {folder}: split {split!r} names {name}, which is not "
+                    "a Parquet file of the dataset; only its hashed files are read"
                 )
-            splits[split].append(name)
     return splits
 
 
