@@ -151,10 +151,11 @@ def test_every_line_of_a_header_value_is_a_comment():
 
 
 def test_a_dataset_folder_whose_path_holds_a_line_break_adds_no_yaml(spud, tmp_path):
-    folder = shutil.copytree(spud, tmp_path / f"w\n{INJECTED}" / "spud")
-    tasks = perturbed_ud.lm_eval_tasks(folder, tmp_path / "tasks")
+    evil = tmp_path / f"w\n{INJECTED}"
+    folder = shutil.copytree(spud, evil / "spud")
+    tasks = perturbed_ud.lm_eval_tasks(folder, evil / "tasks")  # the tasks' data lie there too
     files = task_files(tasks)
-    assert files["_rolling_template_yaml"]["dataset_path"] == str(folder.resolve())
+    assert files["_rolling_template_yaml"]["dataset_path"] == str(tasks.resolve() / "data")
     for name, settings in files.items():
         if name != "_rolling_template_yaml":
             assert "dataset_path" not in settings, name

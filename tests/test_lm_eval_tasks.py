@@ -113,7 +113,7 @@ def test_tasks_are_pinned_to_the_build_or_its_hub_tag(clams, tmp_path):
     local = perturbed_ud.lm_eval_tasks(clams, tmp_path / "local")
     hub = perturbed_ud.lm_eval_tasks(clams, tmp_path / "hub", hub_id="me/clams")
     for folder, path, kwargs in (
-        (local, str(clams.resolve()), None),
+        (local, str((local / "data").resolve()), None),
         (hub, "me/clams", {"revision": f"v{manifest['version']}"}),
     ):
         text = (folder / "_minimal_pair_template_yaml").read_text(encoding="utf-8")

@@ -348,7 +348,9 @@ def clams_generate(grammar_dir, out_dir) -> None:
 def lm_eval_tasks(dataset, out, hub_id, revision, overwrite) -> None:
     """Write an lm-evaluation-harness task group for a built DATASET folder into OUT/<group>,
     pinned to the dataset's version: clams minimal pairs, perturbed-ud orig-vs-perturbed
-    choices, and per-split perplexity (``lm_eval --include_path OUT --tasks <group>``)."""
+    choices, and per-split perplexity (``lm_eval --include_path OUT --tasks <group>``). The
+    tasks read copies of the dataset's Parquet files in OUT/<group>/data, each named by its
+    sha256, so a later rebuild of DATASET does not change what they score."""
     from .data.lm_eval_tasks import write_tasks
 
     folder = write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)

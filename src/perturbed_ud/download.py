@@ -4,11 +4,17 @@ its published sha256 where one is pinned.
 UD treebanks (``ud/sources.py``) and the CLAMS paper's grammars (``builders/clams.py``) come
 this way. Files go to a temporary sibling folder first and move into the cache only when all
 have arrived and match, so a failed or damaged download leaves nothing behind.
+
+A file in the cache is checked again every time it is read (`cached`): against its pin, or,
+where none is published (UD treebanks), against the sha256 recorded beside the folder when it
+was downloaded. Anything in the cache may have been changed since; a build must not claim a
+release or a pin for bytes it never checked.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -17,7 +23,8 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import SourceError
+from .errors import InputError, SourceError
+from .files import write_text
 
 TIMEOUT = 30  # seconds any one connection or read may wait
 
@@ -28,6 +35,66 @@ def cache_dir() -> Path:
         return Path(os.environ["PERTURBED_UD_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "perturbed-ud"
+
+
+def _sha256(path: Path) -> str:
+    """sha256 of a file's bytes as stored."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def record_path(folder: Path) -> Path:
+    """Where the sha256 of each file downloaded into ``folder`` is recorded: beside it, so
+    that the folder holds the downloaded files only."""
+    return folder.with_name(f"{folder.name}.sha256.json")
+
+
+def _recorded(folder: Path) -> dict[str, str]:
+    """The recorded sha256 of each downloaded file; none if the record is missing or
+    unreadable (its files are then fetched again)."""
+    try:
+        record = json.loads(record_path(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def cached(
+    folder: Path,
+    filenames: list[str],
+    *,
+    offline: bool,
+    hint: str,
+    sha256: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The names still to fetch into ``folder``; each cached file is checked against its pin
+    (``sha256``) or the sha256 recorded when it was downloaded. A file without either is
+    fetched again (refused ``offline``); one whose bytes differ is refused: the cache was
+    changed, and only clearing it makes it trustworthy again."""
+    recorded = _recorded(folder)
+    missing = []
+    for name in filenames:
+        path = folder / name
+        expected = (sha256 or {}).get(name) or recorded.get(name)
+        if not path.is_file() or expected is None:
+            missing.append(name)
+            continue
+        if (found := _sha256(path)) != expected:
+            raise InputError(
+                f"{path} in the download cache is not the file downloaded (sha256 {found}, "
+                f"expected {expected}); remove {folder} and {record_path(folder).name} beside "
+                "it to download it again"
+            )
+    if missing and offline:
+        path = folder / missing[0]
+        why = "has no sha256 recorded at download" if path.is_file() else "is not in the cache"
+        raise SourceError(f"{path} {why} and --offline was given\n{hint}")
+    return missing
+
+
+def _record(folder: Path, digests: dict[str, str]) -> None:
+    """Add the sha256 of files just moved into ``folder`` to its record."""
+    write_text(record_path(folder), json.dumps(_recorded(folder) | digests, indent=1) + "\n")
 
 
 def _fetch(url: str, target: Path, hint: str) -> None:
@@ -49,27 +116,29 @@ def fetch_all(
     """Download ``url/<name>`` for every name (a relative path) into ``folder``, or nothing.
 
     ``sha256`` pins a file's content: a file that differs is refused and nothing is kept.
-    ``hint`` says what to do instead, in every error.
+    ``hint`` says what to do instead, in every error. The sha256 of every file kept is
+    recorded, for `cached` to check the file against when it is read again.
     """
     created = [p for p in (folder, *folder.parents) if not p.exists()]
     folder.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    digests = {}
     try:
         for name in filenames:
             target = partial / name
             target.parent.mkdir(parents=True, exist_ok=True)
             _fetch(f"{url}/{name}", target, hint)
+            got = digests[name] = _sha256(target)
             expected = (sha256 or {}).get(name)
-            if expected is not None:
-                got = hashlib.sha256(target.read_bytes()).hexdigest()
-                if got != expected:
-                    raise SourceError(
-                        f"{url}/{name} is not the pinned file (sha256 {got[:12]}…, pinned "
-                        f"{expected[:12]}…)\n{hint}"
-                    )
+            if expected is not None and got != expected:
+                raise SourceError(
+                    f"{url}/{name} is not the pinned file (sha256 {got[:12]}…, pinned "
+                    f"{expected[:12]}…)\n{hint}"
+                )
         for name in filenames:
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             os.replace(partial / name, folder / name)
+        _record(folder, digests)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
         for path in created:  # the folders this call made, deepest first, if still empty

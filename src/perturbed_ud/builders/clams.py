@@ -28,8 +28,8 @@ from datasets import Features, List, Value
 
 from ..data.card import CardText, markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
-from ..download import cache_dir, fetch_all
-from ..errors import GrammarError, InputError, SourceError
+from ..download import cache_dir, cached, fetch_all
+from ..errors import GrammarError, InputError
 from ..files import file_sha256
 from ..grammar.ambiguity import AMBIGUOUS, AgreementReadings
 from ..grammar.evalset import COMMON, read_grammar_folder
@@ -236,8 +236,9 @@ def paper_grammars(
     langs: tuple[str, ...] | None = None, *, offline: bool = False, base_url: str | None = None
 ) -> Path:
     """The folder of the paper's released grammars (``<lang>_replication/``) in the cache,
-    fetched on first use for ``langs`` (default: all of them); ``offline`` reads the cache
-    only. ``PERTURBED_UD_CLAMS_URL`` overrides the base URL (a mirror)."""
+    fetched on first use for ``langs`` (default: all of them), every cached file checked
+    against its pin each time it is read; ``offline`` reads the cache only.
+    ``PERTURBED_UD_CLAMS_URL`` overrides the base URL (a mirror)."""
     release = paper_release()
     available = sorted(
         {name.split("_replication/")[0] for name in release["sha256"] if "/" in name}
@@ -253,16 +254,12 @@ def paper_grammars(
         name for name in release["sha256"] if name.split("_replication/")[0] in wanted
     ]
     folder = cache_dir() / "clams" / f"clams-{release['commit'][:7]}"
-    missing = [name for name in names if not (folder / name).is_file()]
-    if missing and offline:
-        raise SourceError(
-            f"{folder / missing[0]} is not in the cache and --offline was given\n"
-            f"{PAPER_GRAMMARS_HINT}"
-        )
+    pins = release["sha256"]
+    missing = cached(folder, names, offline=offline, hint=PAPER_GRAMMARS_HINT, sha256=pins)
     if missing:
         base_url = base_url or os.environ.get("PERTURBED_UD_CLAMS_URL", release["base_url"])
         url = f"{base_url.rstrip('/')}/{release['commit']}"
-        fetch_all(url, missing, folder, hint=PAPER_GRAMMARS_HINT, sha256=release["sha256"])
+        fetch_all(url, missing, folder, hint=PAPER_GRAMMARS_HINT, sha256=pins)
     return folder
 
 

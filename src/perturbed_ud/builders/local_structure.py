@@ -21,9 +21,11 @@ from pathlib import Path
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, in_words, treebank_sources, ud_citations
+from ..data.local_folder import content_cache, data_files
 from ..data.markdown import markdown_table
-from ..data.writer import ParquetSplitWriter, rows_table
+from ..data.writer import ParquetSplitWriter, digests_content, rows_table
 from ..errors import InputError
+from ..files import file_sha256
 from ..options import comma_words
 from ..perturb.local_structure import (
     PAPER_RHOS,
@@ -295,17 +297,42 @@ def tokenizer_identity(name: str) -> dict:
     }
 
 
-@cache
 def load_source(name: str, config: str | None, split: str):
-    """A split of a Hugging Face dataset, once per process; an `InputError` if it cannot be
-    read."""
+    """A split of a Hugging Face dataset: a local folder by the content of the files it is
+    read from (`source_files`), a Hub id by name."""
+    files = source_files(name, config, split)
+    return _load_source(name, config, split, digests_content(files) if files else None)
+
+
+@cache
+def _load_source(name: str, config: str | None, split: str, content: str | None):
+    """A split, once per process and content; a local folder's through a cache named by its
+    content, since `datasets` would serve a file rewritten under its old mtime from the cache
+    of its old rows. An `InputError` if it cannot be read."""
     import datasets
 
+    which = f"{name}" + (f" ({config})" if config else "") + f", split {split}"
+    cache_dir = content and str(content_cache(content))
     try:
-        return datasets.load_dataset(name, config, split=split)
+        return datasets.load_dataset(name, config, split=split, cache_dir=cache_dir)
     except (OSError, ValueError) as err:
-        which = f"{name}" + (f" ({config})" if config else "") + f", split {split}"
         raise InputError(f"cannot load {which}: {err}") from err
+
+
+def source_files(name: str, config: str | None, split: str) -> dict[str, str] | None:
+    """The sha256 of each file a local folder's split is read from, by path in the folder;
+    None for a Hub id. They enter the manifest and the signature, as a treebank's do."""
+    folder = Path(name).expanduser()
+    if not folder.is_dir():
+        return None
+    try:
+        files = data_files(folder, config)
+    except (OSError, ValueError) as err:
+        which = f"{name}" + (f" ({config})" if config else "")
+        raise InputError(f"cannot load {which}: {err}") from err
+    if split not in files:
+        raise InputError(f"{name} has no split {split!r} (it has {', '.join(files)})")
+    return {path: file_sha256(folder / path) for path in sorted(files[split])}
 
 
 def source_name(settings: LocalStructureSettings) -> str:
@@ -496,11 +523,13 @@ class LocalStructure(UDFamily):
             read = ud_manifest(s)
         else:
             ds = load_source(s.hf_dataset, s.hf_config, s.split)
+            files = source_files(s.hf_dataset, s.hf_config, s.split)
             read = {
                 "selection": s.selection.describe(),
                 "sources": [{
                     "name": s.hf_dataset, "config": s.hf_config or "default", "split": s.split,
                     "lang": s.lang, "license": ds.info.license or "unknown", "rows": len(ds),
+                    **({"files": files} if files else {}),
                 }],
             }  # fmt: skip
         return {
@@ -536,7 +565,10 @@ class LocalStructure(UDFamily):
         parts = [f"tokenizer:{tokenizer}", f"chrf:{chrf}", f"texts:{texts}"]
         s = self.settings
         if s.hf_dataset is not None:
-            parts.insert(0, f"hf:{s.hf_dataset}:{s.hf_config or 'default'}:{s.lang}")
+            (source,) = manifest["sources"]
+            files = source.get("files")
+            content = f"@{digests_content(files)[:12]}" if files else ""
+            parts.insert(0, f"hf:{s.hf_dataset}:{s.hf_config or 'default'}:{s.lang}{content}")
         return parts
 
     def inputs(self) -> list[Path]:
@@ -644,7 +676,8 @@ def _dataset_source(manifest: dict) -> str:
             for s in manifest["sources"]]  # fmt: skip
     return (
         markdown_table(["dataset", "config", "split", "lang", "licence", "rows"], rows)
-        + "\n\nThe digest of every text read is in `build.json`; the dataset keeps its licence."
+        + "\n\nThe sha256 of every file of a local dataset read and the digest of every text "
+        "read are in `build.json`; the dataset keeps its licence."
     )
 
 

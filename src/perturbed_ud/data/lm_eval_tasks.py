@@ -5,9 +5,12 @@ GROUP``).
 The folder ``DIR/<group>`` holds one YAML per task, the templates they ``include:``, and a group
 YAML named after the dataset. Every file's header and every task's ``metadata`` name the
 dataset's version, signature and content hash, so results carry the data they came from. The
-tasks read the dataset folder itself (its absolute path), or the Hub repo it was pushed to at
-a revision (``dataset_kwargs: {revision: ...}``; default the tag ``v<version>`` that ``push``
-makes).
+tasks read the Hub repo the dataset was pushed to at a revision (``dataset_kwargs: {revision:
+...}``; default the tag ``v<version>`` that ``push`` makes), or, from a local build, copies of
+its Parquet files in ``DIR/<group>/data``, each named by its sha256 and named so in the tasks'
+``data_files`` (`copy_by_content`). The harness reads whatever a path holds when it runs: tasks
+that read the build folder itself would score a later rebuild or edit of it under the content
+hash of this one, while a copy whose name is its hash is this build's data for good.
 
 - ``clams``: one multiple-choice task per language and construction, the grammatical sentence
   against the ungrammatical one (``acc``, ``acc_norm``).
@@ -27,8 +30,10 @@ the tokenizer's BOS token (EOS where there is none) before the text, as ``--bos 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
+from fnmatch import fnmatch
 from pathlib import Path
 
 import yaml
@@ -36,9 +41,16 @@ import yaml
 from ..errors import InputError
 from ..files import guard_output, write_text
 from ..registry import FAMILIES, manifest_family
-from .writer import atomic_folder, content_hash, read_build_manifest, split_pattern
+from .writer import (
+    atomic_folder,
+    content_hash,
+    digests_content,
+    read_build_manifest,
+    split_pattern,
+)
 
 PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
+DATA = "data"  # the task folder's copies of a local build's Parquet files
 MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs", "parameters")
 
 TIES = """\
@@ -76,20 +88,45 @@ def read_manifest(folder: Path) -> dict:
         )
     if not any(config.get("splits") for config in manifest["configs"].values()):
         raise InputError(f"{folder} holds no configs with rows: nothing to evaluate")
-    if (content := content_hash(folder)) != manifest["content_sha256"]:
+    check_content(folder, content_hash(folder), manifest)
+    return manifest
+
+
+def check_content(folder: Path, content: str, manifest: dict) -> None:
+    """Refuse Parquet files that are not those the build recorded."""
+    if content != manifest["content_sha256"]:
         raise InputError(
             f"{folder}: the Parquet files are not those build.json records (content {content}, "
             f"recorded {manifest['content_sha256']}); rebuild the dataset instead of editing it"
         )
-    return manifest
 
 
-def source(folder: Path, manifest: dict, hub_id: str | None, revision: str | None) -> dict:
-    """Where the tasks load the data from: the folder, or the Hub repo at a revision."""
+def copy_by_content(folder: Path, data: Path, manifest: dict) -> dict[str, str]:
+    """Copy every Parquet file of the build into ``data`` as ``<sha256>.parquet`` (a file that
+    several configs hold is copied once); return each file's copy by relative path. The bytes
+    are hashed as they are copied, and must give the build's recorded content, so the copies
+    are the build's files even if the folder changes meanwhile."""
+    data.mkdir()
+    copies = {}
+    for path in sorted(folder.rglob("*.parquet")):
+        digest, partial = hashlib.sha256(), data / ".copy.partial"
+        with open(path, "rb") as source, open(partial, "wb") as target:
+            while block := source.read(1 << 20):
+                digest.update(block)
+                target.write(block)
+        partial.replace(data / f"{digest.hexdigest()}.parquet")
+        copies[path.relative_to(folder).as_posix()] = digest.hexdigest()
+    check_content(folder, digests_content(copies), manifest)
+    return {name: f"{sha256}.parquet" for name, sha256 in copies.items()}
+
+
+def source(final: Path, manifest: dict, hub_id: str | None, revision: str | None) -> dict:
+    """Where the tasks load the data from: the copies in the task folder ``final``, or the
+    Hub repo at a revision."""
     if hub_id is None:
         if revision is not None:
             raise InputError("--revision names a revision of --hub-id: give both")
-        return {"dataset_path": str(folder.resolve())}
+        return {"dataset_path": str(final.resolve() / DATA)}
     from huggingface_hub.utils import validate_repo_id
 
     try:
@@ -112,40 +149,56 @@ def _splits(manifest: dict):
             yield config, split
 
 
-def minimal_pair_tasks(manifest: dict, group: str) -> list[dict]:
+def task_data(data: dict, copies: dict | None, config: str, split: str, reads: list[str]):
+    """What a task loads as its split ``split``: the splits ``reads`` of ``config``, from the
+    Hub repo (the config, with ``data_files`` where several splits are read as one), or the
+    copies of their files (``copies``, from `copy_by_content`)."""
+    if copies is None and reads == [split]:
+        return {"dataset_name": config}
+    patterns = [split_pattern(config, read) for read in reads]
+    if copies is None:
+        kwargs = data.get("dataset_kwargs", {}) | {"data_files": {split: patterns}}
+        return {"dataset_name": config, "dataset_kwargs": kwargs}
+    files = [copies[name] for pattern in patterns for name in copies if fnmatch(name, pattern)]
+    return {"dataset_kwargs": {"data_files": {split: files}}}
+
+
+def minimal_pair_tasks(manifest: dict, group: str, data: dict, copies: dict | None) -> list[dict]:
     """clams: a task per language and construction."""
     return [
-        {"task": task_name(group, config, split), "dataset_name": config, "test_split": split}
+        {
+            "task": task_name(group, config, split),
+            **task_data(data, copies, config, split, [split]),
+            "test_split": split,
+        }
         for config, split in _splits(manifest)
     ]
 
 
-def order_pair_tasks(manifest: dict, group: str, data: dict) -> list[dict]:
+def order_pair_tasks(manifest: dict, group: str, data: dict, copies: dict | None) -> list[dict]:
     """perturbed-ud: a task per config and perturbed condition, with its reference split."""
     tasks = []
     for config, split in _splits(manifest):
         reference = "orig_lemma" if split.endswith("_lemma") else "orig"
         if split.startswith("orig") or reference not in manifest["configs"][config]["splits"]:
             continue
-        files = [split_pattern(config, reference), split_pattern(config, split)]
         tasks.append(
             {
                 "task": task_name(group, config, reference, "vs", split),
-                "dataset_name": config,
-                "dataset_kwargs": data.get("dataset_kwargs", {}) | {"data_files": {split: files}},
+                **task_data(data, copies, config, split, [reference, split]),
                 "test_split": split,
             }
         )
     return tasks
 
 
-def rolling_tasks(manifest: dict, group: str) -> list[dict]:
+def rolling_tasks(manifest: dict, group: str, data: dict, copies: dict | None) -> list[dict]:
     """A perplexity task per config, split and text column."""
     columns = rolling_columns(manifest)
     return [
         {
             "task": task_name(group, config, split, *([column] if len(columns) > 1 else []), "ppl"),
-            "dataset_name": config,
+            **task_data(data, copies, config, split, [split]),
             "test_split": split,
             "doc_to_target": column,
         }
@@ -211,13 +264,16 @@ def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
     }
 
 
-def family_tasks(manifest: dict, group: str, data: dict) -> dict[str, list[dict]]:
+def family_tasks(
+    manifest: dict, group: str, data: dict, copies: dict | None
+) -> dict[str, list[dict]]:
     """The tasks of each kind that the dataset's family has."""
     kinds = FAMILIES.get(manifest["family"]).lm_eval_tasks
+    makers = {"minimal_pair": minimal_pair_tasks, "order_pair": order_pair_tasks,
+              "rolling": rolling_tasks}  # fmt: skip
     return {
-        "minimal_pair": minimal_pair_tasks(manifest, group) if "minimal_pair" in kinds else [],
-        "order_pair": order_pair_tasks(manifest, group, data) if "order_pair" in kinds else [],
-        "rolling": rolling_tasks(manifest, group) if "rolling" in kinds else [],
+        kind: make(manifest, group, data, copies) if kind in kinds else []
+        for kind, make in makers.items()
     }
 
 
@@ -253,16 +309,19 @@ def write_tasks(
     """Write the task group of a built dataset folder into ``out/<group>``; return it."""
     folder = Path(dataset).expanduser()
     manifest = read_manifest(folder)
-    data = source(folder, manifest, hub_id, revision)
     group = task_name(manifest["dataset"])
-    tasks = family_tasks(manifest, group, data)
+    final = guard_output(Path(out) / group, [folder], replaced_whole=True)
+    data = source(final, manifest, hub_id, revision)
+    tasks = family_tasks(manifest, group, data, None)
     names = [task["task"] for kind in tasks.values() for task in kind]
     if len(set(names)) < len(names):
         clash = sorted({name for name in names if names.count(name) > 1})
         raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
     metadata = task_metadata(manifest)
-    final = guard_output(Path(out) / group, [folder], replaced_whole=True)
     with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
+        if hub_id is None:
+            copies = copy_by_content(folder, tmp / DATA, manifest)
+            tasks = family_tasks(manifest, group, data, copies)
         for kind, kind_tasks in tasks.items():
             if not kind_tasks:
                 continue

@@ -135,10 +135,23 @@ def rows_table(rows: list[dict], features: Features) -> pa.Table:
 
 def content_hash(root: Path) -> str:
     """sha256 over every Parquet file's relative path and bytes, in sorted order."""
+    return digests_content(parquet_digests(root))
+
+
+def parquet_digests(root: Path) -> dict[str, str]:
+    """The sha256 of every Parquet file below ``root``, by relative path, in sorted order."""
+    return {
+        path.relative_to(root).as_posix(): file_sha256(path)
+        for path in sorted(root.rglob("*.parquet"))
+    }
+
+
+def digests_content(digests: dict[str, str]) -> str:
+    """The content hash of files given as `parquet_digests` gives them."""
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.parquet")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(bytes.fromhex(file_sha256(path)))
+    for name, sha256 in digests.items():
+        digest.update(name.encode())
+        digest.update(bytes.fromhex(sha256))
     return digest.hexdigest()
 
 

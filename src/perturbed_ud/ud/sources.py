@@ -17,7 +17,7 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from ..download import cache_dir, fetch_all
+from ..download import cache_dir, cached, fetch_all
 from ..errors import SourceError
 from ..files import check_name, file_sha256
 from ..licences import stated_licence
@@ -332,17 +332,14 @@ def download(
 
     Files are cached under ``cache_dir()/ud/<release>/<name>/``; with ``offline`` only the
     cache is used. Files are fetched into a temporary folder and moved into the cache only
-    when all have arrived, so a failed download leaves nothing behind.
+    when all have arrived, so a failed download leaves nothing behind; a cached file is read
+    only if it still has the sha256 recorded when it was downloaded.
     """
     base_url = base_url or os.environ.get("PERTURBED_UD_BASE_URL", UD_BASE_URL)
     code = treebank_code(lang, name)
     folder = cache_dir() / "ud" / release / name
     wanted = [f"{code}-ud-{split}.conllu", "README.md", "LICENSE.txt"]
-    missing = [filename for filename in wanted if not (folder / filename).exists()]
-    if missing and offline:
-        raise SourceError(
-            f"{folder / missing[0]} is not in the cache and --offline was given\n{NO_DOWNLOAD_HINT}"
-        )
+    missing = cached(folder, wanted, offline=offline, hint=NO_DOWNLOAD_HINT)
     if missing:
         url = f"{base_url.rstrip('/')}/{name}/{release}"
         fetch_all(url, missing, folder, hint=NO_DOWNLOAD_HINT)

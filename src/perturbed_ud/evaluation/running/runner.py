@@ -50,7 +50,13 @@ from ...files import (
 from ...lm.models import describe_model
 from ...redaction import redact, redact_all
 from ...version import __version__
-from .datasets_io import config_names, dataset_content, load_config, require_columns
+from .datasets_io import (
+    config_names,
+    content_cache,
+    dataset_content,
+    load_config,
+    require_columns,
+)
 from .inputs import check_inputs, local_manifest, model_kind
 
 CHUNK_ROWS = 512
@@ -417,8 +423,8 @@ def records(table: pd.DataFrame) -> list[dict]:
 
 def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> None:
     """Write ``results.json`` (the metrics with the dataset's and model's identities), then
-    complete ``run.json`` with what the run produced (counts, drops): last, so that a
-    ``run.json`` with results says every output is in place."""
+    complete ``run.json`` with what the run produced (counts, drops) and where the dataset's
+    cache is: last, so that a ``run.json`` with results says every output is in place."""
     summary = {
         "task": header["task"],
         "dataset": {
@@ -438,4 +444,11 @@ def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> N
         "counts": results,
     }
     _write_json(run / "results.json", summary)
-    _write_json(run / "run.json", header | results)
+    _write_json(run / "run.json", header | results | _dataset_cache(header))
+
+
+def _dataset_cache(header: dict) -> dict:
+    """Where the Arrow copies of a local dataset's splits are kept: reused by every run of the
+    same content, and never removed by one; deleting the folder frees the space."""
+    content = header["dataset_content_sha256"]
+    return {"dataset_cache": str(content_cache(content))} if content else {}
