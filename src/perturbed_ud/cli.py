@@ -167,6 +167,8 @@ def _comma_list(ctx, param, values) -> list[str] | None:
 
 def run_options() -> list[click.Option]:
     """The options every evaluate task shares: data, model, device, run folder."""
+    from .evaluation.running.task import RANK_TIMEOUT
+
     return [
         click.Option(["--dataset"], required=True, help="A dataset folder or Hub id."),
         click.Option(["--config", "configs"], multiple=True, callback=_comma_list,
@@ -181,6 +183,9 @@ def run_options() -> list[click.Option]:
         click.Option(["--device"], default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.Option(["--num-proc"], type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
+        click.Option(["--rank-timeout"], type=click.IntRange(min=1),
+                     help="Under torchrun or accelerate: seconds rank 0 waits for the other "
+                     f"ranks' chunks [default: {RANK_TIMEOUT}]."),
         click.Option(["--out"], required=True, type=click.Path(),
                      help="Run folder (resumable)."),
         click.Option(["--overwrite"], is_flag=True,
