@@ -42,6 +42,7 @@ from ...version import __version__
 from .datasets_io import config_names, dataset_content, load_config, require_columns
 from .inputs import check_inputs, local_manifest, model_kind
 from .task import RANK_TIMEOUT
+from .workers import workers_end_with_this_process
 
 CHUNK_ROWS = 512
 # Settings that apply to one kind of model only: left out of the run's record for the other.
@@ -113,17 +114,19 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
-    """Score rows [start, stop) of a split into ``path`` (written whole or not at all)."""
-    scored = split_ds.select(range(start, stop)).map(
-        function,
-        batched=True,
-        batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
-        with_rank=True,
-        num_proc=num_proc,
-        fn_kwargs=kwargs,
-        keep_in_memory=True,
-        load_from_cache_file=False,
-    )
+    """Score rows [start, stop) of a split into ``path`` (written whole or not at all); the
+    workers of ``num_proc`` end with this process, even if it is killed."""
+    with workers_end_with_this_process():
+        scored = split_ds.select(range(start, stop)).map(
+            function,
+            batched=True,
+            batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
+            with_rank=True,
+            num_proc=num_proc,
+            fn_kwargs=kwargs,
+            keep_in_memory=True,
+            load_from_cache_file=False,
+        )
     output_folder(path.parent)
     with atomic_path(path) as tmp:
         scored.to_parquet(str(tmp))
