@@ -263,3 +263,10 @@ def test_a_checkpoint_without_the_heads_weights_is_refused(tmp_path, tiny_bert, 
     folder = altered_copy(model, tmp_path / "m", config=config)
     with pytest.raises(InputError, match=r"has no weights for .* would be random"):
         checked_model(str(folder), None, kind)
+
+
+def test_a_classifier_without_tokenizer_files_is_refused(tmp_path, classifier):
+    # evaluate classify reads it through the same check
+    folder = altered_copy(classifier, tmp_path / "m", drop=TOKENIZER_FILES)
+    with pytest.raises(InputError, match="has no tokenizer files"):
+        checked_model(str(folder), None, "classifier")
