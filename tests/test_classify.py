@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner
 from conftest import UD_ROOT
 from datasets import Dataset, load_dataset
+from tiny_models import bert_classifier
 
 from perturbed_ud.cli import main
 from perturbed_ud.evaluation.measures.structure_measures import script_of, setting_correlations
@@ -39,20 +40,9 @@ def ud_sentences(n: int) -> list[str]:
 @pytest.fixture(scope="module")
 def classifier(tiny_bert, tmp_path_factory):
     """A BERT sequence classifier of three labels with random weights, and its tokenizer."""
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
-    config = BertConfig(
-        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=MAX_LENGTH, num_labels=3,
-        initializer_range=0.5,  # logits that differ from text to text: accuracy varies
-    )  # fmt: skip
-    torch.manual_seed(0)
-    model = BertForSequenceClassification(config).eval()
     folder = tmp_path_factory.mktemp("tiny-classifier")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    # logits that differ from text to text: accuracy varies
+    return bert_classifier(tiny_bert, folder, max_length=MAX_LENGTH, initializer_range=0.5)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """A model the command cannot score meaningfully is refused with one readable error: missing
-or foreign tokenizer files, the wrong ``--kind``, damaged weights, a folder that does not
-exist, a device torch cannot use. Each case is a tiny model folder with files removed,
-swapped, truncated or edited."""
+or foreign tokenizer files, the wrong ``--kind``, a checkpoint without the head the task needs
+(a sequence classifier read as a masked LM), damaged weights, a folder that does not exist, a
+device torch cannot use. Each case is a tiny model folder with files removed, swapped,
+truncated or edited; every command that reads a model or a tokenizer makes the same checks."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import pytest
 import torch
 from click.testing import CliRunner
 from conftest import UD_ROOT
-from tiny_models import altered_copy
+from tiny_models import altered_copy, bert_classifier
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
 from perturbed_ud.lm.models import (
+    checked_model,
     describe_model,
     load_causal_lm,
     load_lm,
@@ -34,6 +36,28 @@ def spud(tmp_path_factory):
     result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return out / "spud"
+
+
+@pytest.fixture(scope="module")
+def pud(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data")
+    args = ["build", "perturbed-ud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
+            "--limit", "5", "--scrambles", "head", "--out", out]  # fmt: skip
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out / "perturbed-ud"
+
+
+@pytest.fixture(scope="module")
+def classifier(tiny_bert, tmp_path_factory):
+    """A fine-tuned sequence classifier in miniature: BERT's encoder, no masked-LM head."""
+    return bert_classifier(tiny_bert, tmp_path_factory.mktemp("classifier") / "cls")
+
+
+@pytest.fixture(scope="module")
+def no_tokenizer(tiny_bert, tmp_path_factory):
+    """The tiny BERT without its tokenizer files, as a copy of the weights alone leaves it."""
+    return altered_copy(tiny_bert, tmp_path_factory.mktemp("notok") / "bert", drop=TOKENIZER_FILES)
 
 
 def fails_readably(*args) -> str:
@@ -179,3 +203,70 @@ def test_a_gpu_beyond_the_visible_ones_is_refused(monkeypatch, tiny_bert):
 def test_an_unknown_device_is_refused(tiny_bert):
     with pytest.raises(InputError, match="device 'gpu'"):
         load_masked_lm(str(tiny_bert), device="gpu")
+
+
+# Each command that reads a model or a tokenizer, as arguments given the model and --out.
+MASKED_LM_COMMANDS = {
+    "evaluate score": lambda data, model, out: [
+        "evaluate", "score", "--dataset", data["spud"], "--model", model, "--out", out],
+    "evaluate masked-word": lambda data, model, out: [
+        "evaluate", "masked-word", "--dataset", data["pud"], "--config", "en_head_seed1",
+        "--model", model, "--out", out],
+    "build substitution coco": lambda data, model, out: [
+        "build", "substitution", "--ud-root", UD_ROOT, "--langs", "en", "--limit", "5",
+        "--methods", "coco", "--model", model, "--out", out],
+}  # fmt: skip
+TOKENIZER_COMMANDS = {
+    "build local_structure": lambda data, model, out: [
+        "build", "local_structure", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
+        "--limit", "5", "--tokenizer", model, "--out", out],
+    "balance": lambda data, model, out: [
+        "balance", "--dataset", data["pud"], "--tokenizer", model, "--out", out],
+}  # fmt: skip
+
+
+@pytest.fixture
+def data(spud, pud):
+    return {"spud": spud, "pud": pud}
+
+
+@pytest.mark.parametrize("command", MASKED_LM_COMMANDS)
+def test_a_sequence_classifier_is_not_read_as_a_masked_lm(tmp_path, data, classifier, command):
+    # its masked-LM head would be initialised at random: predictions without meaning, exit 0
+    out = tmp_path / "out"
+    error = fails_readably(*MASKED_LM_COMMANDS[command](data, classifier, out))
+    assert "is a sequence classifier (BertForSequenceClassification)" in error
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", {**MASKED_LM_COMMANDS, **TOKENIZER_COMMANDS})
+def test_every_command_refuses_a_model_without_tokenizer_files(
+    tmp_path, data, no_tokenizer, command
+):
+    # transformers would build a tokenizer of special tokens only: every word [UNK], exit 0
+    out = tmp_path / "out"
+    commands = {**MASKED_LM_COMMANDS, **TOKENIZER_COMMANDS}
+    error = fails_readably(*commands[command](data, no_tokenizer, out))
+    assert "has no tokenizer files" in error
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"),
+    [("masked", {"architectures": None}),  # the config cannot tell: the weights can
+     ("masked", {"architectures": ["BertModel"]}),  # the encoder alone
+     ("classifier", {"architectures": ["BertForSequenceClassification"]})],
+)  # fmt: skip
+def test_a_checkpoint_without_the_heads_weights_is_refused(tmp_path, tiny_bert, classifier, kind,
+                                                           config):  # fmt: skip
+    model = classifier if kind == "masked" else tiny_bert
+    folder = altered_copy(model, tmp_path / "m", config=config)
+    with pytest.raises(InputError, match=r"has no weights for .* would be random"):
+        checked_model(str(folder), None, kind)
+
+
+def test_a_classifier_without_tokenizer_files_is_refused(tmp_path, classifier):
+    # evaluate classify reads it through the same check
+    folder = altered_copy(classifier, tmp_path / "m", drop=TOKENIZER_FILES)
+    with pytest.raises(InputError, match="has no tokenizer files"):
+        checked_model(str(folder), None, "classifier")

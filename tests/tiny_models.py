@@ -16,8 +16,10 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 from tokenizers.implementations import SentencePieceUnigramTokenizer
 from tokenizers.trainers import WordPieceTrainer
 from transformers import (
+    AutoTokenizer,
     BertConfig,
     BertForMaskedLM,
+    BertForSequenceClassification,
     GPT2Config,
     GPT2LMHeadModel,
     PreTrainedTokenizerFast,
@@ -115,6 +117,26 @@ def byte_level_gpt2(ud_root: Path, folder: Path) -> Path:
         bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
     )  # fmt: skip
     return _save(GPT2LMHeadModel(config), fast, folder)
+
+
+def bert_classifier(
+    tokenizer_of: Path,
+    folder: Path,
+    *,
+    num_labels: int = 3,
+    max_length: int = 256,
+    initializer_range: float = 0.02,
+) -> Path:
+    """A BERT sequence classifier of random weights with the tokenizer of model ``tokenizer_of``:
+    a fine-tuned checkpoint in miniature, without the LM head a language model needs."""
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_of)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=max_length, num_labels=num_labels,
+        initializer_range=initializer_range,
+    )  # fmt: skip
+    return _save(BertForSequenceClassification(config).eval(), tokenizer, folder)
 
 
 def _save(model, tokenizer, folder: Path) -> Path:

@@ -169,6 +169,8 @@ def _comma_list(ctx, param, values) -> list[str] | None:
 
 def run_options() -> list[click.Option]:
     """The options every evaluate task shares: data, model, device, run folder."""
+    from .evaluation.running.task import RANK_TIMEOUT
+
     return [
         click.Option(["--dataset"], required=True, type=NAME_OR_PATH,
                      help="A dataset folder or Hub id."),
@@ -185,6 +187,9 @@ def run_options() -> list[click.Option]:
         click.Option(["--device"], default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
         click.Option(["--num-proc"], type=click.IntRange(min=1),
                      help="Worker processes, one per GPU."),
+        click.Option(["--rank-timeout"], type=click.IntRange(min=1),
+                     help="Under torchrun or accelerate: seconds rank 0 waits for the other "
+                     f"ranks' chunks [default: {RANK_TIMEOUT}]."),
         click.Option(["--out"], required=True, type=GivenPath(),
                      help="Run folder (resumable)."),
         click.Option(["--overwrite"], is_flag=True,

@@ -272,13 +272,11 @@ def _check_rhos(rhos: dict, units) -> None:
 
 @cache
 def load_tokenizer(name: str):
-    """The tokenizer, once per process; a fast one, whose offsets give each subword's
-    characters."""
-    from transformers import AutoTokenizer
+    """The tokenizer, once per process, checked as every command checks one
+    (`checked_tokenizer`); a fast one, whose offsets give each subword's characters."""
+    from ..lm.models import checked_tokenizer
 
-    from ..lm.models import pretrained
-
-    tokenizer = pretrained(AutoTokenizer, name, None)
+    tokenizer = checked_tokenizer(name, None)
     if not tokenizer.is_fast:
         raise InputError(f"{name}: subword settings need a fast tokenizer (character offsets)")
     return tokenizer

@@ -66,9 +66,7 @@ class Balanced(DatasetFamily):
         max_span_pieces: int = 6,
         scoring: str = "paper",
     ):
-        from transformers import AutoTokenizer
-
-        from ..lm.models import pretrained
+        from ..lm.models import checked_tokenizer
 
         self.source = Path(source)
         keys = ("dataset", "pretty_name", "version", "signature", "configs", "parameters")
@@ -94,7 +92,7 @@ class Balanced(DatasetFamily):
             self.built["version"], tokenizer, revision, max_span_pieces, scoring
         )
         super().__init__(settings)
-        self.tokenizer = pretrained(AutoTokenizer, tokenizer, revision)
+        self.tokenizer = checked_tokenizer(tokenizer, revision)
 
     def inputs(self) -> list[Path]:
         """The dataset balanced, and the tokenizer when it is a folder."""

@@ -55,17 +55,22 @@ class LanguageModel:
 
 
 def describe_model(
-    name: str, revision: str | None, dtype: str | None, kind: str | None = None
+    name: str,
+    revision: str | None,
+    dtype: str | None,
+    kind: str | None = None,
+    choosable: bool = True,
 ) -> dict:
     """What makes two runs comparable: model, revision, tokenizer, precision (no weights
-    are loaded). Given the ``kind`` the run asks for, a model of the other kind is refused
-    here, before any data is read."""
+    are loaded). Given the ``kind`` the run asks for, a model that cannot be read as one
+    (`checked_model`) is refused here, before any data is read."""
     from transformers import AutoConfig
 
-    config = pretrained(AutoConfig, name, revision)
-    if kind is not None:
-        check_kind(name, config, kind, choosable=True)
-    tokenizer = _tokenizer(name, revision, config)
+    if kind is None:
+        config = pretrained(AutoConfig, name, revision)
+        tokenizer = checked_tokenizer(name, revision, config)
+    else:
+        config, tokenizer = checked_model(name, revision, kind, choosable)
     return {
         "model": name,
         "revision": getattr(config, "_commit_hash", None) or _local_revision(name) or revision,
@@ -76,13 +81,13 @@ def describe_model(
     }
 
 
-def pretrained(auto, name: str, revision: str | None):
+def pretrained(auto, name: str, revision: str | None, **options):
     """``auto.from_pretrained(name)``: a model that is missing, unreachable, damaged or of
     another kind is the user's to fix, so it is an `InputError` naming the model."""
     from safetensors import SafetensorError
 
     try:
-        return auto.from_pretrained(name, revision=revision)
+        return auto.from_pretrained(name, revision=revision, **options)
     except SafetensorError as err:
         raise InputError(f"cannot load {name}: {_damaged_weights(name)} ({err})") from err
     except (OSError, ValueError) as err:
@@ -154,9 +159,11 @@ def _local_revision(name: str) -> str | None:
 _MIN_ROWS_COVERED = 0.9
 
 
-def _tokenizer(name: str, revision: str | None, config):
-    """The model's tokenizer, refused where it cannot be the model's own: a mismatched
-    tokenizer does not fail, it makes every score meaningless."""
+def checked_tokenizer(name: str, revision: str | None, config=None):
+    """The tokenizer of ``name``, refused where it cannot be the model's own (``config``, where
+    a model is read with it): a mismatched tokenizer does not fail, it makes every score and
+    every subword meaningless. Commands that read a tokenizer alone call it without a
+    config."""
     from transformers import AutoTokenizer
 
     tokenizer = pretrained(AutoTokenizer, name, revision)
@@ -170,6 +177,8 @@ def _tokenizer(name: str, revision: str | None, config):
                 f"{name} has no tokenizer files (none of {', '.join(files)}): save the model's "
                 "tokenizer into that folder (tokenizer.save_pretrained)"
             )
+    if config is None:
+        return tokenizer
     rows = getattr(config.get_text_config(), "vocab_size", None)
     if rows is None:
         return tokenizer
@@ -212,15 +221,108 @@ def model_kind_of(config) -> tuple[str, str] | None:
     return None
 
 
+# The transformers class a model of each kind is read as, and what the kind is called.
+AUTO_CLASSES = {
+    "masked": "AutoModelForMaskedLM",
+    "causal": "AutoModelForCausalLM",
+    "classifier": "AutoModelForSequenceClassification",
+}
+KIND_NAMES = {
+    "masked": "a masked language model",
+    "causal": "a causal language model",
+    "classifier": "a sequence classifier",
+}
+
+
+def _architectures(config) -> list[str]:
+    return list(getattr(config, "architectures", None) or ())
+
+
+def is_sequence_classifier(config) -> bool:
+    """Whether the config names a sequence-classification architecture (a fine-tuned
+    checkpoint records the class it was saved from)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
+    )
+
+    known = set(MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES.values())
+    named = _architectures(config)
+    return any(a in known or a.endswith("ForSequenceClassification") for a in named)
+
+
 def check_kind(name: str, config, kind: str, choosable: bool) -> None:
-    """Refuse a model of the other kind than the one asked for; ``choosable``: the command
-    has a ``--kind`` option to name in the message."""
+    """Refuse a model of another kind than the one asked for (``masked``, ``causal`` or
+    ``classifier``), from its config; ``choosable``: the command has a ``--kind`` option to
+    name in the message. A sequence classifier read as a language model, or a language model
+    read as a classifier, would get a head of random weights and score nonsense without
+    failing."""
+    architectures = ", ".join(_architectures(config)) or "none named"
+    if kind == "classifier":
+        _check_classifier(name, config, architectures)
+        return
+    if is_sequence_classifier(config):
+        raise InputError(
+            f"{name} is a sequence classifier ({architectures}), not a {kind} language model: "
+            f"read as one, its {kind} LM head would be random weights; name a language model "
+            "checkpoint (evaluate classify reads sequence classifiers)"
+        )
     found = model_kind_of(config)
     if found is None or found[0] == kind:
         return
     actual, why = found
     fix = f"use --kind {actual}" if choosable else f"this task scores {kind} language models only"
     raise InputError(f"{name} is a {actual} language model ({why}), not a {kind} one: {fix}")
+
+
+def _check_classifier(name: str, config, architectures: str) -> None:
+    """A sequence classifier of at least two labels."""
+    if not is_sequence_classifier(config):
+        raise InputError(
+            f"{name} is not a sequence classifier (model type {config.model_type}, "
+            f"architectures: {architectures}): `evaluate classify` needs a fine-tuned "
+            "AutoModelForSequenceClassification checkpoint"
+        )
+    if config.num_labels < 2 or getattr(config, "problem_type", None) == "regression":
+        raise InputError(
+            f"{name} is a regression model ({config.num_labels} output): `evaluate classify` "
+            "needs a classifier of at least two labels"
+        )
+
+
+def check_head(name: str, revision: str | None, kind: str) -> None:
+    """Refuse a checkpoint that lacks weights a model of ``kind`` has (the LM head of an
+    encoder saved alone, or of a classifier whose config names no architecture): transformers
+    would initialise them at random, with a warning only. The model is built on the meta
+    device, so the checkpoint's tensor names are read, not its weights."""
+    import transformers
+
+    auto = getattr(transformers, AUTO_CLASSES[kind])
+    with quiet_libraries():
+        _, loading = pretrained(auto, name, revision, device_map="meta", output_loading_info=True)
+    missing = sorted(loading["missing_keys"])
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise InputError(
+            f"{name} has no weights for {', '.join(missing[:3])}{more}: read as "
+            f"{KIND_NAMES[kind]}, they would be random; name a checkpoint saved with that head"
+        )
+
+
+def checked_model(name: str, revision: str | None, kind: str, choosable: bool = False):
+    """The one check of a model before its weights are read, made by every command that
+    reads one: that its config is of ``kind`` (`check_kind`), that its tokenizer is its own
+    (`checked_tokenizer`; a masked LM's has a mask token), and that the checkpoint holds
+    every weight of that kind's model (`check_head`). Returns the config and the
+    tokenizer."""
+    from transformers import AutoConfig
+
+    config = pretrained(AutoConfig, name, revision)
+    check_kind(name, config, kind, choosable)
+    tokenizer = checked_tokenizer(name, revision, config)
+    if kind == "masked" and tokenizer.mask_token_id is None:
+        raise InputError(f"{name} has no mask token: not a masked language model")
+    check_head(name, revision, kind)
+    return config, tokenizer
 
 
 @contextmanager
@@ -295,55 +397,36 @@ def checked_device(device: str) -> torch.device:
 
 def cached_model(
     name: str,
+    kind: str,
     device: str,
     dtype: str | None,
     revision: str | None,
-    auto: str,
-    check_config: Callable,
-    check_tokenizer: Callable = lambda tokenizer, config: None,
+    choosable: bool = False,
+    complete_tokenizer: Callable = lambda tokenizer, config: None,
 ) -> LanguageModel:
-    """`from_pretrained` a model of the transformers class ``auto`` and its tokenizer, kept
-    for the calls after it until another model is asked for. Everything that can be checked
-    without the weights is checked before they are read: the device, the config
-    (``check_config``), the tokenizer (``check_tokenizer``, which may also complete it)."""
-    key = (name, auto, device, dtype, revision)
+    """`from_pretrained` a model of ``kind`` and its tokenizer, kept for the calls after it
+    until another model is asked for. The device and the model (`checked_model`) are checked
+    before the weights are read; ``complete_tokenizer`` may add what the tokenizer lacks."""
+    key = (name, kind, device, dtype, revision)
     if key not in _CACHE:
         import transformers
 
         _CACHE.clear()  # one model per process: a run reads one, and a worker keeps it
         checked = checked_device(device)
-        config = pretrained(transformers.AutoConfig, name, revision)
-        check_config(config)
-        tokenizer = _tokenizer(name, revision, config)
-        check_tokenizer(tokenizer, config)
-        model = pretrained(getattr(transformers, auto), name, revision)
+        config, tokenizer = checked_model(name, revision, kind, choosable)
+        complete_tokenizer(tokenizer, config)
+        model = pretrained(getattr(transformers, AUTO_CLASSES[kind]), name, revision)
         model.to(checked).eval()
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
         _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
     return _CACHE[key]
 
 
-def _load(
-    name: str, kind: str, device: str, dtype: str | None, revision: str | None, choosable: bool
-):
-    """A masked or causal LM, checked to be of that kind (and a masked one to have a mask
-    token) before its weights are read."""
-
-    def mask_token(tokenizer, config) -> None:
-        if kind == "masked" and tokenizer.mask_token_id is None:
-            raise InputError(f"{name} has no mask token: not a masked language model")
-
-    auto = "AutoModelForCausalLM" if kind == "causal" else "AutoModelForMaskedLM"
-    return cached_model(name, device, dtype, revision, auto,
-                        lambda config: check_kind(name, config, kind, choosable),
-                        mask_token)  # fmt: skip
-
-
 def load_masked_lm(
     name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a masked LM and its tokenizer, once per process and device."""
-    return _load(name, "masked", device, dtype, revision, choosable=False)
+    return cached_model(name, "masked", device, dtype, revision)
 
 
 MODEL_KINDS = ("masked", "causal")
@@ -353,14 +436,14 @@ def load_lm(kind: str, name: str, device: str, dtype: str | None, revision: str 
     """A masked or a causal LM, by kind (a command's ``--kind``)."""
     if kind not in MODEL_KINDS:
         raise ValueError(f"model kind must be one of {MODEL_KINDS}, not {kind!r}")
-    return _load(name, kind, device, dtype, revision, choosable=True)
+    return cached_model(name, kind, device, dtype, revision, choosable=True)
 
 
 def load_causal_lm(
     name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a causal LM and its tokenizer, once per process and device."""
-    return _load(name, "causal", device, dtype, revision, choosable=False)
+    return cached_model(name, "causal", device, dtype, revision)
 
 
 def _lm_head(model: torch.nn.Module):

@@ -20,7 +20,7 @@ from ..lm.batching import Batcher
 from ..lm.beam import beam_search
 from ..lm.masking import mask_target
 from ..lm.matching import normalize_word
-from ..lm.models import LanguageModel, check_kind, describe_model, pretrained
+from ..lm.models import LanguageModel, describe_model
 from ..ud.columns import SentenceColumns
 from .substitution import Candidate, open_positions
 
@@ -30,12 +30,10 @@ MAX_SPAN_PIECES = 6  # as masked-word prediction: longer words are not rebuilt
 
 
 def masked_lm_identity(name: str, revision: str | None) -> dict:
-    """The model's name, revision and tokenizer, refused unless it is a masked LM; no weights
-    are read, so a wrong ``--model`` fails before the build starts."""
-    from transformers import AutoConfig
-
-    check_kind(name, pretrained(AutoConfig, name, revision), "masked", choosable=False)
-    return describe_model(name, revision, None)
+    """The model's name, revision and tokenizer, refused unless it can be read as a masked LM
+    (`checked_model`); no weights are read, so a wrong ``--model`` fails before the build
+    starts."""
+    return describe_model(name, revision, None, kind="masked", choosable=False)
 
 
 def is_whole_word(tokenizer, word: str, pieces: tuple[int, ...]) -> bool:

@@ -118,23 +118,25 @@ def model_kind(
     model: str, revision: str | None, asked: str | None, *, choosable: bool = True
 ) -> str:
     """``masked`` or ``causal``: the kind ``asked`` for (``--kind``), which must not contradict
-    the model's config, or else the kind the config says. A model that is neither is refused,
-    naming what its config says."""
+    the model's config, or else the kind the config says; the model is then checked to be
+    readable as that kind (`checked_model`). A model that is neither is refused, naming what
+    its config says."""
     from transformers import AutoConfig
 
-    from ...lm.models import check_kind, model_kind_of, pretrained
+    from ...lm.models import checked_model, model_kind_of, pretrained
 
-    config = pretrained(AutoConfig, model, revision)
-    if asked is not None:
-        check_kind(model, config, asked, choosable)
-        return asked
-    found = model_kind_of(config)
-    if found is None:
-        shape = "encoder-decoder, " if getattr(config, "is_encoder_decoder", False) else ""
-        architectures = ", ".join(getattr(config, "architectures", None) or ()) or "none named"
-        raise InputError(
-            f"{model} is neither a masked nor a causal language model ({shape}model type "
-            f"{config.model_type}, architectures: {architectures}): name its kind with --kind "
-            "if it is one"
-        )
-    return found[0]
+    kind = asked
+    if kind is None:
+        config = pretrained(AutoConfig, model, revision)
+        found = model_kind_of(config)
+        if found is None:
+            shape = "encoder-decoder, " if getattr(config, "is_encoder_decoder", False) else ""
+            architectures = ", ".join(getattr(config, "architectures", None) or ())
+            raise InputError(
+                f"{model} is neither a masked nor a causal language model ({shape}model type "
+                f"{config.model_type}, architectures: {architectures or 'none named'}): name "
+                "its kind with --kind if it is one"
+            )
+        kind = found[0]
+    checked_model(model, revision, kind, choosable)
+    return kind

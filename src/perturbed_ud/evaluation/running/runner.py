@@ -58,6 +58,8 @@ from .datasets_io import (
     require_columns,
 )
 from .inputs import check_inputs, local_manifest, model_kind
+from .task import RANK_TIMEOUT
+from .workers import workers_end_with_this_process
 
 CHUNK_ROWS = 512
 # Settings that apply to one kind of model only: left out of the run's record for the other.
@@ -129,17 +131,19 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
-    """Score rows [start, stop) of a split into ``path`` (written whole or not at all)."""
-    scored = split_ds.select(range(start, stop)).map(
-        function,
-        batched=True,
-        batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
-        with_rank=True,
-        num_proc=num_proc,
-        fn_kwargs=kwargs,
-        keep_in_memory=True,
-        load_from_cache_file=False,
-    )
+    """Score rows [start, stop) of a split into ``path`` (written whole or not at all); the
+    workers of ``num_proc`` end with this process, even if it is killed."""
+    with workers_end_with_this_process():
+        scored = split_ds.select(range(start, stop)).map(
+            function,
+            batched=True,
+            batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
+            with_rank=True,
+            num_proc=num_proc,
+            fn_kwargs=kwargs,
+            keep_in_memory=True,
+            load_from_cache_file=False,
+        )
     output_folder(path.parent)
     with atomic_path(path) as tmp:
         scored.to_parquet(str(tmp))
@@ -160,15 +164,60 @@ def _chunk_done(path: Path) -> bool:
 
 
 def launcher_rank() -> tuple[int, int]:
-    """(rank, world size) of a torchrun / accelerate launch; (0, 1) otherwise."""
-    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    """(rank, world size) of a torchrun / accelerate launch; (0, 1) otherwise.
+
+    Values no launcher sets are refused, as they are most often left over from another
+    shell: a rank outside the world would score a share of the chunks and write no results,
+    and a world of several processes that were not launched together would leave rank 0
+    waiting for chunks no one scores. Launchers set LOCAL_RANK beside RANK and WORLD_SIZE."""
+    rank = _launch_number("RANK", 0)
+    world = _launch_number("WORLD_SIZE", 1)
+    if world < 1:
+        raise InputError(f"WORLD_SIZE={world} is not a number of processes (1 or more)")
+    if not 0 <= rank < world:
+        raise InputError(
+            f"RANK={rank} is not below WORLD_SIZE={world} (ranks are 0 to WORLD_SIZE - 1): "
+            "unset RANK and WORLD_SIZE to run in one process, or start the run with torchrun "
+            "or accelerate launch"
+        )
+    if world > 1:
+        if "LOCAL_RANK" not in os.environ:
+            raise InputError(
+                f"WORLD_SIZE={world} without LOCAL_RANK: not set by a launcher (torchrun and "
+                "accelerate launch set RANK, WORLD_SIZE and LOCAL_RANK): unset RANK and "
+                "WORLD_SIZE to run in one process, or start the run with a launcher"
+            )
+        _launch_number("LOCAL_RANK", 0)
+    return rank, world
 
 
-def _wait_for(paths: list[Path], poll_seconds: float = 5.0) -> None:
-    """Rank 0 of a multi-process launch waits for the other ranks' chunks."""
+def _launch_number(name: str, default: int) -> int:
+    """The launch variable ``name``, a whole number of ASCII digits."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if not (value.isascii() and value.isdigit()):
+        raise InputError(f"{name}={value!r} is not a rank or process count (0, 1, 2 …)")
+    return int(value)
+
+
+def _wait_for(paths: list[Path], run: Path, timeout: float, poll_seconds: float = 5.0) -> None:
+    """Rank 0 of a multi-process launch waits for the other ranks' chunks, ``timeout``
+    seconds at most: a rank that failed or was never started would keep it waiting forever."""
+    deadline = time.monotonic() + timeout
     while missing := [p for p in paths if not p.exists()]:
-        print(f"waiting for {len(missing)} chunks from other ranks", flush=True)
-        time.sleep(poll_seconds)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            shown = ", ".join(str(p.relative_to(run)) for p in missing[:3])
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            raise RunError(
+                f"waited {timeout:g} s for {len(missing)} chunk{'s' * (len(missing) > 1)} of "
+                f"the other ranks ({shown}{more} in {run}): check that every rank "
+                "of the launch runs, then launch all ranks again to resume (scored chunks "
+                "are kept); --rank-timeout sets the wait"
+            )
+        say(f"waiting for {len(missing)} chunks from other ranks")
+        time.sleep(min(poll_seconds, left))
 
 
 @dataclass(frozen=True)
@@ -204,6 +253,7 @@ def run_task(
     dataset_revision: str | None = None,
     num_proc: int | None = None,
     overwrite: bool = False,
+    rank_timeout: float = RANK_TIMEOUT,
 ) -> tuple[Path, pd.DataFrame, dict]:
     """Score every split of ``configs`` (each distinct split once) into ``out/chunks``.
 
@@ -211,7 +261,8 @@ def run_task(
     run folder, all scored rows (dataset columns, the task's columns and the ``split_key``
     they were scored under), and the run header that `finish` completes.
     Under torchrun or accelerate every rank scores its share of the chunks; rank 0 waits
-    for the rest and gets the rows, the other ranks get None.
+    for the rest (``rank_timeout`` seconds at most) and gets the rows, the other ranks get
+    None.
     """
     from datasets.utils.logging import (
         disable_progress_bar,
@@ -290,7 +341,7 @@ def run_task(
             multiprocessing.set_start_method(start_method, force=True)
     if rank != 0:
         return run, None, header
-    _wait_for([path for *_, path in chunks])
+    _wait_for([path for *_, path in chunks], run, rank_timeout)
     parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
     return run, pd.concat(parts, ignore_index=True), header
 
@@ -402,8 +453,8 @@ def evaluation(
                 if hasattr(settings, "kind"):
                     settings = replace(settings, kind=kind)
             guard_output(out, [dataset, model, options.get("ud_root")])
-            run = output_folder(out)
             rank, _ = launcher_rank()
+            run = output_folder(out)
             with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
                 refuse_links(run)
                 return evaluate(

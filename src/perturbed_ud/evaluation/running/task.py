@@ -21,7 +21,9 @@ from ...registry import FAMILIES, TASKS
 
 # Options of every run, not of a task's settings: what is read, by which model, where to.
 RUN_OPTIONS = ("dataset", "model", "out", "configs", "splits", "limit", "revision",
-               "dataset_revision", "device", "num_proc", "overwrite")  # fmt: skip
+               "dataset_revision", "device", "num_proc", "overwrite", "rank_timeout")  # fmt: skip
+# Seconds rank 0 of a torchrun or accelerate launch waits for the other ranks' chunks.
+RANK_TIMEOUT = 3600
 
 
 class EvaluationTask:

@@ -22,7 +22,7 @@ import torch
 from ...errors import InputError
 from ...files import atomic_path
 from ...lm.batching import BatchSettings, plan_batches
-from ...lm.models import LanguageModel, _autocast, cached_model, device_for, pretrained
+from ...lm.models import LanguageModel, _autocast, cached_model, checked_model, device_for
 from ...registry import TASKS
 from ...settings import setting
 from ..measures.structure_measures import setting_rows, write_comparison
@@ -55,40 +55,10 @@ class ClassifySettings(BatchSettings):
             raise InputError(f"the label column {self.label_column} is also a text column")
 
 
-def _sequence_classifier_names() -> set[str]:
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
-    )
-
-    return set(MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES.values())
-
-
-def check_classifier_config(name: str, config) -> None:
-    """Refuse a checkpoint that is not a sequence classifier of at least two labels: a language
-    model loaded as one would get a classification head of random weights, and score
-    nonsense without failing."""
-    architectures = list(getattr(config, "architectures", None) or ())
-    known = _sequence_classifier_names()
-    if not any(a in known or a.endswith("ForSequenceClassification") for a in architectures):
-        raise InputError(
-            f"{name} is not a sequence classifier (model type {config.model_type}, "
-            f"architectures: {', '.join(architectures) or 'none named'}): `evaluate classify` "
-            "needs a fine-tuned AutoModelForSequenceClassification checkpoint"
-        )
-    if config.num_labels < 2 or getattr(config, "problem_type", None) == "regression":
-        raise InputError(
-            f"{name} is a regression model ({config.num_labels} output): `evaluate classify` "
-            "needs a classifier of at least two labels"
-        )
-
-
 def check_classifier(name, revision, dataset, settings, configs, dataset_revision) -> None:
-    """Before anything is written: the checkpoint is a sequence classifier whose labels are
-    the dataset's classes."""
-    from transformers import AutoConfig
-
-    config = pretrained(AutoConfig, name, revision)
-    check_classifier_config(name, config)
+    """Before anything is written: the checkpoint is a sequence classifier (`checked_model`)
+    whose labels are the dataset's classes."""
+    config, _ = checked_model(name, revision, "classifier")
     check_label_names(dataset, configs, dataset_revision, settings.label_column, name, config)
 
 
@@ -103,10 +73,7 @@ def load_classifier(
 ) -> LanguageModel:
     """`from_pretrained` a sequence classifier and its tokenizer, once per process and device;
     its config and tokenizer are checked before the weights are read."""
-    return cached_model(
-        name, device, dtype, revision, "AutoModelForSequenceClassification",
-        lambda config: check_classifier_config(name, config), _pad_token,
-    )  # fmt: skip
+    return cached_model(name, "classifier", device, dtype, revision, complete_tokenizer=_pad_token)
 
 
 def check_label_names(dataset, configs, dataset_revision, column: str, name: str, config):

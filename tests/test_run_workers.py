@@ -1,0 +1,89 @@
+"""The worker processes of ``evaluate --num-proc`` end when the run's process is killed:
+orphans would live on, each holding a copy of the model (on a GPU, its memory)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT
+
+from perturbed_ud.cli import main
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir(), reason="reads /proc to find the workers"
+)
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux lists them per thread)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):  # the thread or process has ended
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    found, todo = [], children(pid)
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running, not ended and not a zombie waiting for its parent."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="module")
+def spud(tmp_path_factory):
+    """The whole English sample: two splits of 323 rows, each a map over the workers."""
+    out = tmp_path_factory.mktemp("data")
+    args = ["build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1", "--out", out]
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out / "spud"
+
+
+@pytest.mark.subprocess
+def test_workers_end_when_the_run_is_killed(spud, tiny_gpt2, tmp_path):
+    # the two map workers and the manager were reparented to init and lived on
+    args = [sys.executable, "-m", "perturbed_ud.cli", "evaluate", "score", "--dataset", spud,
+            "--model", tiny_gpt2, "--num-proc", "2", "--out", tmp_path / "run"]  # fmt: skip
+    run = subprocess.Popen([str(a) for a in args], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)  # fmt: skip
+    workers = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(children(run.pid)) < 2 and run.poll() is None:
+            assert time.monotonic() < deadline, "no workers started"
+            time.sleep(0.1)
+        time.sleep(1)  # every worker of the map started
+        workers = [pid for pid in descendants(run.pid) if alive(pid)]
+        assert run.poll() is None and len(workers) >= 2, "the run ended before it was killed"
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 10
+        while [pid for pid in workers if alive(pid)] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in workers if alive(pid)], "workers outlived the run"
+    finally:
+        run.kill()
+        run.wait()
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
