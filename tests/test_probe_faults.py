@@ -1,17 +1,25 @@
 """`evaluate probe` fails cleanly: a full disk or a file-size limit while its word vectors
 are written is one ``error:`` line and leaves no vectors (written through a memory map of a
-sparse file, they gave a bus error or a traceback), and a run killed while writing them
-leaves no vector cache under its name for the next run to read."""
+sparse file, they gave a bus error or a traceback), a run killed while writing them leaves
+no vector cache under its name for the next run to read, and a sentence too long for its
+gold distances (memory quadratic in its length) is skipped and counted."""
 
 from __future__ import annotations
 
+import json
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tracemalloc
 
 import pytest
+from click.testing import CliRunner
+from conftest import UD_ROOT
 from test_probes import build, probe_arguments, probe_command
+
+from perturbed_ud.cli import main
 
 # A probe run that writes every hidden state of the training sentences (three layers of
 # tiny-bert: about 1.5 MB) and trains one small probe on one.
@@ -96,3 +104,77 @@ def test_vectors_a_killed_run_was_writing_are_not_read_and_their_leftovers_go(
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in vectors.iterdir()) == ["en-dev", "en-train"]
     assert (vectors / "en-train" / "key.json").is_file()
+
+
+def long_sentence(words: int) -> str:
+    """One CoNLL-U sentence of ``words`` words: a verb with its subject and a long list of
+    objects, each with its article."""
+    lines = ["# sent_id = long", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_",
+             "2\tsaw\tsee\tVERB\tVBD\tTense=Past|VerbForm=Fin\t0\troot\t_\t_"]  # fmt: skip
+    for n in range(3, words + 1, 2):
+        lines.append(f"{n}\tthe\tthe\tDET\tDT\tDefinite=Def|PronType=Art\t{n + 1}\tdet\t_\t_")
+        lines.append(f"{n + 1}\tcats\tcat\tNOUN\tNNS\tNumber=Plur\t2\tobj\t_\t_")
+    return "\n".join(lines[: words + 1]) + "\n\n"
+
+
+LONG = 5000  # words: gold distances of 5000² cells, far over the default --max-words
+
+
+@pytest.fixture(scope="module")
+def with_a_long_sentence(tmp_path_factory):
+    """(a spud build whose last sentence is `LONG` words long, after 20 PUD sentences; a UD
+    root whose EWT dev split, the probes' training split, opens with that sentence)."""
+    folder = tmp_path_factory.mktemp("long")
+    pud = (UD_ROOT / "UD_English-PUD" / "en_pud-ud-test.conllu").read_text(encoding="utf-8")
+    conllu = folder / "en_long-ud-test.conllu"
+    conllu.write_text("\n\n".join(pud.split("\n\n")[:20]) + "\n\n" + long_sentence(LONG))
+    built = CliRunner().invoke(main, ["build", "spud", "--files", str(conllu), "--seeds", "1",
+                                      "--out", str(folder)])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    treebank = shutil.copytree(UD_ROOT / "UD_English-EWT", folder / "ud" / "UD_English-EWT")
+    dev = treebank / "en_ewt-ud-dev.conllu"
+    dev.write_text(long_sentence(LONG) + dev.read_text(encoding="utf-8"), encoding="utf-8")
+    return folder / "spud", folder / "ud"
+
+
+def test_a_sentence_over_max_words_is_skipped_and_counted_before_its_labels_are_built(
+    with_a_long_sentence, tiny_bert, tmp_path
+):
+    """The long sentence, in training and in both splits tested, is left out before its gold
+    distances (quadratic in its length) are built: the run allocates far less than those
+    would take, counts it, and gives what a run without it gives. Another --max-words is
+    another run."""
+    dataset, ud_root = with_a_long_sentence
+    args = ("--probes", "pos,distance", "--probe-seeds", "1", "--epochs", "1")
+    without = tmp_path / "without"  # the sample treebank, the dataset's first 20 rows
+    assert probe_command(dataset, tiny_bert, without, *args, "--limit", "20").exit_code == 0
+    run = tmp_path / "run"
+    tracemalloc.start()  # after the run above, so that loading code is not counted
+    try:
+        result = probe_command(dataset, tiny_bert, run, *args, "--ud-root", ud_root)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    assert peak < LONG**2 * 8 / 4, "no gold distance matrix of the long sentence"
+    assert (
+        "skipped sentences of more than 200 words (--max-words): 1 of en dev, "
+        "1 of en_seed1/nonce, 1 of en_seed1/orig\n"
+    ) in result.stderr
+    results = json.loads((run / "results.json").read_text())
+    assert results["settings"]["max_words"] == 200
+    assert results["counts"]["sentences_over_max_words"] == {"en_seed1/nonce": 1,
+                                                             "en_seed1/orig": 1}  # fmt: skip
+    assert results["counts"]["training_sentences_over_max_words"] == {"en": {"dev": 1}}
+    assert results["counts"]["sentences_without_a_tree"] == {"en_seed1/nonce": 0,
+                                                             "en_seed1/orig": 0}  # fmt: skip
+    for name in ("probe_sentences.parquet", "probe_summary.csv", "probe_gold_graphs.csv"):
+        assert (run / name).read_bytes() == (without / name).read_bytes(), name
+    expected = json.loads((without / "results.json").read_text())["metrics"]
+    assert {k: v for k, v in results["metrics"].items() if k != "treebanks"} == {
+        k: v for k, v in expected.items() if k != "treebanks"
+    }
+
+    other = probe_command(dataset, tiny_bert, run, *args, "--ud-root", ud_root,
+                          "--max-words", "100")  # fmt: skip
+    assert other.exit_code == 1 and "holds a run with other settings or data" in other.stderr
