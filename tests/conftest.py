@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -182,6 +183,20 @@ tiny_gpt2 = model_fixture("tiny-gpt2")
 # Trained on the repository's English UD text (direction): a masked and a causal LM.
 trained_bert = model_fixture("trained-bert")
 trained_gpt2 = model_fixture("trained-gpt2")
+
+
+@pytest.fixture
+def tiny_filesystem(tmp_path):
+    """A real 400 KiB tmpfs (needs root): a disk that fills up while a command writes."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        pytest.skip("mounting a small file system needs root on Linux")
+    command = ["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)]
+    if subprocess.run(command, capture_output=True).returncode != 0:
+        pytest.skip("this system does not allow mounting a tmpfs")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
 
 
 @pytest.fixture

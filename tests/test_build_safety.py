@@ -163,20 +163,6 @@ def test_out_below_a_file_is_an_error_line(tmp_path):
     assert "Traceback" not in result.output
 
 
-@pytest.fixture
-def tiny_filesystem(tmp_path):
-    """A real 400 KiB tmpfs (needs root): a disk that fills up mid-build."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
-        pytest.skip("mounting a small file system needs root on Linux")
-    command = ["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)]
-    if subprocess.run(command, capture_output=True).returncode != 0:
-        pytest.skip("this system does not allow mounting a tmpfs")
-    yield mount
-    subprocess.run(["umount", str(mount)], check=True)
-
-
 def test_a_really_full_disk_is_an_error_line_and_leaves_nothing(tiny_filesystem):
     out = tiny_filesystem / "out"
     args = ["--limit", "100", "--seeds", "1,2,3,4,5,6"]

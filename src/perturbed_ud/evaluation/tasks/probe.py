@@ -25,7 +25,9 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 import numpy as np
@@ -129,6 +131,11 @@ class ProbeSettings(KindSettings):
                              default="dev")  # fmt: skip
     train_limit: int | None = setting("Only the first N training (and development) sentences.",
                                       default=None, minimum=1)  # fmt: skip
+    max_words: int = setting(
+        "Sentences of more words (of those the protocol keeps) are skipped and counted, in "
+        "training and in the dataset: gold tree distances take memory quadratic in length.",
+        default=200, minimum=1,
+    )  # fmt: skip
     epochs: int = setting("Training epochs at most.", default=30, minimum=1)
     patience: int = setting("Epochs without a better development loss before stopping.",
                             default=3, minimum=1)  # fmt: skip
@@ -153,6 +160,12 @@ class ProbeSettings(KindSettings):
 
     def training(self) -> Training:
         return Training(self.epochs, self.patience, self.batch_size, rank=self.rank)
+
+    def fits(self, forms: Sequence, multiword_tokens: list, empty_nodes: list) -> bool:
+        """Whether a sentence has at most ``max_words`` of the words the protocol keeps, so
+        that it is probed; asked before any label or vector of it is built."""
+        words = PROTOCOLS[self.protocol].words_kept(len(forms), multiword_tokens, empty_nodes)
+        return words <= self.max_words
 
 
 @dataclass
@@ -200,33 +213,42 @@ class Sentences:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _ud_sentences(treebank, limit: int | None, protocol: ProbeProtocol) -> Sentences:
-    columns = []
-    for path in treebank.files:
-        for sentence in read_conllu(path):
-            columns.append(SentenceColumns.from_sentence(sentence))
-            if limit is not None and len(columns) >= limit:
-                break
-    return Sentences.of(*([getattr(c, name) for c in columns] for name in COLUMNS), protocol)
+def _ud_sentences(treebank, settings: ProbeSettings) -> tuple[Sentences, int]:
+    """The first ``train_limit`` sentences of a treebank split but those over ``max_words``,
+    and how many of those were left out."""
+    read = (sentence for path in treebank.files for sentence in read_conllu(path))
+    columns = [SentenceColumns.from_sentence(s) for s in islice(read, settings.train_limit)]
+    kept = [c for c in columns if settings.fits(c.forms, c.multiword_tokens, c.empty_nodes)]
+    protocol = PROTOCOLS[settings.protocol]
+    sentences = Sentences.of(*([getattr(c, name) for c in kept] for name in COLUMNS), protocol)
+    return sentences, len(columns) - len(kept)
 
 
-def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> tuple:
-    """(train, dev, the treebanks read: the training split's, then the development split's
-    if it is another) for a language, through the UD sources the builds use (``source``:
+class TrainingSentences(NamedTuple):
+    """A language's sentences to train and select probes on."""
+
+    train: Sentences
+    dev: Sentences
+    treebanks: list[dict]  # read: the training split's, then the development split's if another
+    over_max_words: dict[str, int]  # per UD split read, its sentences left out (--max-words)
+
+
+def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> TrainingSentences:
+    """A language's training sentences, through the UD sources the builds use (``source``:
     ud_root, download, offline, treebank overrides)."""
-    sets = []
+    sets = {}
     for split in dict.fromkeys((settings.train_split, settings.dev_split)):
         (treebank,) = resolve([lang], split=split, **source)
-        sentences = _ud_sentences(treebank, settings.train_limit, PROTOCOLS[settings.protocol])
-        sets.append((treebank.describe(), sentences))
-    read = [treebank for treebank, _ in sets]
-    (_, train), *rest = sets
+        sets[split] = (treebank.describe(), *_ud_sentences(treebank, settings))
+    read = [treebank for treebank, _, _ in sets.values()]
+    over = {split: skipped for split, (_, _, skipped) in sets.items()}
+    (_, train, _), *rest = sets.values()
     if rest:
-        return train, rest[0][1], read
+        return TrainingSentences(train, rest[0][1], read, over)
     cut = len(train.ids) - max(1, round(HELD_OUT * len(train.ids)))
     if cut < 1:
         raise InputError(f"{len(train.ids)} training sentence(s): too few to hold some out")
-    return train.part(0, cut), train.part(cut, len(train.ids)), read
+    return TrainingSentences(train.part(0, cut), train.part(cut, len(train.ids)), read, over)
 
 
 def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
@@ -443,7 +465,7 @@ def train_probes(run: Path, header: dict, training: dict, settings: ProbeSetting
                             max_tokens=settings.max_tokens)  # fmt: skip
 
     records = []
-    for lang, (train, dev, read) in training.items():
+    for lang, (train, dev, read, _) in training.items():
         say(f"probe {lang}: {len(train.ids)} training and {len(dev.ids)} development "
             f"sentences from {read[0]['code']}")  # fmt: skip
         train_vectors, dev_vectors = vectors(f"{lang}-train", train), vectors(f"{lang}-dev", dev)
@@ -471,16 +493,21 @@ def score_with_probes(
 ):
     """`datasets.map` function over rows of one config: each sentence's ``probe_scores``,
     one entry per layer and probe seed with its metric columns (none for a sentence without
-    a tree or too long for the model), and what its gold graph lacks (``gold_graph``:
-    `GOLD_GRAPH_COUNTS` of this sentence alone)."""
+    a tree, too long for the model or over ``max_words``), what its gold graph lacks
+    (``gold_graph``: `GOLD_GRAPH_COUNTS` of this sentence alone), and whether it was left
+    out as over ``max_words`` (``over_max_words``)."""
     options = ProbeSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     layers = resolved_layers(options.layers, hidden_layers(lm))
-    sentences = Sentences.of(*(batch[c] for c in COLUMNS), PROTOCOLS[options.protocol])
+    words = zip(batch["forms"], batch["multiword_tokens"], batch["empty_nodes"], strict=True)
+    fits = [options.fits(*sentence) for sentence in words]
+    rows = [row for row, fit in enumerate(fits) if fit]  # of the sentences probed
+    sentences = Sentences.of(*([batch[c][row] for row in rows] for c in COLUMNS),
+                             PROTOCOLS[options.protocol])  # fmt: skip
     vectors = word_vectors(lm, sentences.forms, layers, kind=options.kind, bos=options.bos,
                            max_tokens=options.max_tokens)  # fmt: skip
     lang = batch["lang"][0]  # a config is one language's
-    scores = [[] for _ in sentences.ids]
+    scores = [[] for _ in fits]
     for layer in layers:
         data = _probe_data(sentences, vectors, layer)
         for seed in options.probe_seeds:
@@ -492,14 +519,15 @@ def score_with_probes(
                                               lm.device).items():  # fmt: skip
                     found.setdefault(i, {}).update(metrics)
             for i, metrics in found.items():
-                scores[i].append({"layer": layer, "probe_seed": seed,
-                                  "words": len(sentences.forms[i]), **metrics})  # fmt: skip
+                scores[rows[i]].append({"layer": layer, "probe_seed": seed,
+                                        "words": len(sentences.forms[i]), **metrics})  # fmt: skip
+    gold = dict(zip(rows, sentences.gold, strict=True))
     losses = [
-        gold_graph_losses(heads, gold) if gold is not None else Counter()
-        for heads, gold in zip(batch["heads"], sentences.gold, strict=True)
+        gold_graph_losses(heads, gold[row]) if gold.get(row) is not None else Counter()
+        for row, heads in enumerate(batch["heads"])
     ]
     graphs = [{key: int(counts[key]) for key in GOLD_GRAPH_COUNTS} for counts in losses]
-    return {"probe_scores": scores, "gold_graph": graphs}
+    return {"probe_scores": scores, "gold_graph": graphs, "over_max_words": [not f for f in fits]}
 
 
 def sentence_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -563,7 +591,8 @@ def evaluate_probes(
 
     task = Task(
         "probe", score_with_probes, settings, columns=READ_COLUMNS,
-        inputs={lang: read for lang, (*_, read) in training.items()}, prepare=train,
+        inputs={lang: sentences.treebanks for lang, sentences in training.items()},
+        prepare=train,
     )  # fmt: skip
     if splits and "orig" not in splits:
         splits = [*splits, "orig"]  # what the perturbed splits are compared with
@@ -593,17 +622,34 @@ def evaluate_probes(
     graphs = losses[orig].groupby([rows["config"], rows["lang"]], sort=False).sum().reset_index()
     write_table(graphs, run / "probe_gold_graphs.csv", markdown=True)
     say(f"gold graphs under the {settings.protocol} protocol:\n{markdown_table(graphs)}")
-    no_gold = losses["sentences"] == 0  # its heads make no tree
+    over = rows["over_max_words"]
+    no_gold = (losses["sentences"] == 0) & ~over  # its heads make no tree
     without_tree = no_gold.groupby(rows["split_key"], sort=False).sum()
+    over_max_words = over.groupby(rows["split_key"], sort=False).sum().to_dict()
+    training_over = {lang: sentences.over_max_words for lang, sentences in training.items()}
+    say_over_max_words(settings.max_words, training_over, over_max_words)
     finish(run, header, {"probe": records(summary), "training": trained,
                          "layers": list(dict.fromkeys(t["layer"] for t in trained)),
-                         "treebanks": {lang: read[0] for lang, (*_, read) in training.items()},
+                         "treebanks": {lang: sentences.treebanks[0]
+                                       for lang, sentences in training.items()},
                          "protocol": settings.protocol,
                          "departures_from_correct_definitions": protocol.definitions,
                          "gold_graphs": records(graphs),
                          "gold_graph_counts": GOLD_GRAPH_COUNTS},
-           sentences_without_a_tree=without_tree.to_dict())  # fmt: skip
+           sentences_without_a_tree=without_tree.to_dict(),
+           sentences_over_max_words=over_max_words,
+           training_sentences_over_max_words=training_over)  # fmt: skip
     return run
+
+
+def say_over_max_words(max_words: int, training: dict, tested: dict) -> None:
+    """One line naming where sentences over ``max_words`` were left out, if any were: per
+    language and UD split in ``training``, per config and split in ``tested``."""
+    where = [f"{n} of {lang} {split}" for lang, splits in training.items()
+             for split, n in splits.items() if n]  # fmt: skip
+    where += [f"{n} of {key}" for key, n in sorted(tested.items()) if n]
+    if where:
+        say(f"skipped sentences of more than {max_words} words (--max-words): {', '.join(where)}")
 
 
 @TASKS.register("probe.v1")
