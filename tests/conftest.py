@@ -185,6 +185,15 @@ trained_bert = model_fixture("trained-bert")
 trained_gpt2 = model_fixture("trained-gpt2")
 
 
+@pytest.fixture(scope="session")
+def spud_en5(tmp_path_factory) -> Path:
+    """A spud build of five English sentences: two splits, each one chunk."""
+    import perturbed_ud
+
+    out = tmp_path_factory.mktemp("spud_en5")
+    return perturbed_ud.build("spud", out, ud_root=str(UD_ROOT), langs=["en"], seeds=[1], limit=5)
+
+
 @pytest.fixture
 def tiny_filesystem(tmp_path):
     """A real 400 KiB tmpfs (needs root): a disk that fills up while a command writes."""

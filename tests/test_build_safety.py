@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from processes import alive, descendants
 
 import perturbed_ud.data.writer as writer
 from perturbed_ud.cli import main
@@ -198,30 +199,6 @@ def test_a_file_whose_every_sentence_is_dropped_is_named_with_its_drop_counts(tm
         "error: no sentence produced a row; every one was dropped:\n"
         f"  {path}: 2 sentences read; drops over 2 seed(s): no_content_word 4\n"
     )
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid``, from /proc."""
-    parents = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(stat.parent.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.subprocess

@@ -93,10 +93,10 @@ def test_a_control_character_in_the_output_folder_of_a_build_is_refused(tmp_path
     assert not out.exists()
 
 
-@pytest.mark.parametrize("option", ["--out", "--model", "--device"])
+@pytest.mark.parametrize("option", ["--out", "--model", "--device", "--config"])
 def test_a_control_character_in_an_evaluate_option_is_refused(option, spud, tiny_gpt2, tmp_path):
     values = {"--dataset": str(spud), "--model": str(tiny_gpt2), "--out": str(tmp_path / "run"),
-              "--device": "cpu", "--limit": "1"}  # fmt: skip
+              "--device": "cpu", "--limit": "1", "--config": "en_seed1"}  # fmt: skip
     values[option] += f"\n{INJECTED}"
     args = [arg for pair in values.items() for arg in pair]
     result = CliRunner().invoke(main, ["evaluate", "score", *args])

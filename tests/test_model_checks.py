@@ -29,13 +29,8 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 
 
 @pytest.fixture(scope="module")
-def spud(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data")
-    args = ["build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
-            "--limit", "5", "--out", out]  # fmt: skip
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return out / "spud"
+def spud(spud_en5):
+    return spud_en5
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import time
 
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
@@ -20,14 +19,8 @@ LAUNCH_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
 
 
 @pytest.fixture(scope="module")
-def spud(tmp_path_factory):
-    """Two splits of five rows: two chunks, one for each of two ranks."""
-    out = tmp_path_factory.mktemp("data")
-    args = ["build", "spud", "--ud-root", UD_ROOT, "--langs", "en", "--seeds", "1",
-            "--limit", "5", "--out", out]  # fmt: skip
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return out / "spud"
+def spud(spud_en5):
+    return spud_en5
 
 
 @pytest.fixture

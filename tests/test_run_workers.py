@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from processes import alive
 
 from perturbed_ud.cli import main
 
@@ -38,15 +39,6 @@ def descendants(pid: int) -> list[int]:
         found.append(child)
         todo += children(child)
     return found
-
-
-def alive(pid: int) -> bool:
-    """Running, not ended and not a zombie waiting for its parent."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.fixture(scope="module")

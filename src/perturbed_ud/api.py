@@ -97,8 +97,8 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
         )
     run = {name: options.pop(name) for name in run_names if name in options}
     run = {name: value for name, value in run.items() if value is not None}
-    for name, value in run.items():
-        check_one_line(value, option_name(name))  # they reach run.json, results and reports
+    for name, value in run.items():  # they reach run.json, results and reports
+        check_one_line(value, "--config" if name == "configs" else option_name(name))
     if missing := [name for name in ("dataset", "model", "out") if name not in run]:
         raise InputError(f"evaluate {task} needs {', '.join(missing)}")
     if settings is None:

@@ -43,6 +43,7 @@ from ..files import guard_output, write_text
 from ..registry import FAMILIES, manifest_family
 from .writer import (
     atomic_folder,
+    check_recorded_content,
     content_hash,
     digests_content,
     read_build_manifest,
@@ -88,17 +89,8 @@ def read_manifest(folder: Path) -> dict:
         )
     if not any(config.get("splits") for config in manifest["configs"].values()):
         raise InputError(f"{folder} holds no configs with rows: nothing to evaluate")
-    check_content(folder, content_hash(folder), manifest)
+    check_recorded_content(folder, content_hash(folder), manifest["content_sha256"])
     return manifest
-
-
-def check_content(folder: Path, content: str, manifest: dict) -> None:
-    """Refuse Parquet files that are not those the build recorded."""
-    if content != manifest["content_sha256"]:
-        raise InputError(
-            f"{folder}: the Parquet files are not those build.json records (content {content}, "
-            f"recorded {manifest['content_sha256']}); rebuild the dataset instead of editing it"
-        )
 
 
 def copy_by_content(folder: Path, data: Path, manifest: dict) -> dict[str, str]:
@@ -116,7 +108,7 @@ def copy_by_content(folder: Path, data: Path, manifest: dict) -> dict[str, str]:
                 target.write(block)
         partial.replace(data / f"{digest.hexdigest()}.parquet")
         copies[path.relative_to(folder).as_posix()] = digest.hexdigest()
-    check_content(folder, digests_content(copies), manifest)
+    check_recorded_content(folder, digests_content(copies), manifest["content_sha256"])
     return {name: f"{sha256}.parquet" for name, sha256 in copies.items()}
 
 

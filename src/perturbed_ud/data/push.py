@@ -31,7 +31,7 @@ from ..licences import publishing_problem
 from ..redaction import redact
 from ..releases import parse_version
 from .card import inputs
-from .writer import content_hash, read_build_manifest, split_pattern
+from .writer import check_recorded_content, content_hash, read_build_manifest, split_pattern
 
 LICENCE_FLAG = "--allow-licence-risk"
 BUILD_FILES = ("README.md", "build.json")  # beside the Parquet files of the configs
@@ -100,16 +100,6 @@ def _exactly(name: str) -> str:
     return re.sub(r"([*?[])", r"[\1]", name)
 
 
-def check_content(folder: Path, manifest: dict) -> None:
-    """The Parquet files are those build.json records: a tag names the content it records,
-    so an edited file must not go up under it."""
-    if (content := content_hash(folder)) != manifest["content_sha256"]:
-        raise PushError(
-            f"{folder}: the Parquet files are not those build.json records (content {content}, "
-            f"recorded {manifest['content_sha256']}); rebuild the dataset instead of editing it"
-        )
-
-
 def _size(n: int) -> str:
     return f"{n} bytes" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
 
@@ -133,7 +123,10 @@ def push_folder(
     folder = Path(folder)
     manifest = _manifest(folder)
     files = upload_files(folder, manifest)  # before hashing: no link is followed
-    check_content(folder, manifest)
+    # a tag names the content build.json records: an edited file must not go up under it
+    check_recorded_content(
+        folder, content_hash(folder), manifest["content_sha256"], error=PushError
+    )
     wanted = parse_version(version, "--version")
     built = parse_version(manifest["version"], f"{folder / 'build.json'} version")
     if wanted != built:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
-from ..errors import OutputError, OutputExistsError
+from ..errors import InputError, OutputError, OutputExistsError
 from ..files import check_name, exclusive, file_sha256, output_folder
 from ..manifest import read_manifest
 from ..options import control_character
@@ -136,6 +136,18 @@ def rows_table(rows: list[dict], features: Features) -> pa.Table:
 def content_hash(root: Path) -> str:
     """sha256 over every Parquet file's relative path and bytes, in sorted order."""
     return digests_content(parquet_digests(root))
+
+
+def check_recorded_content(
+    folder: Path, content: str, recorded: str, record: str = "build.json", error=InputError
+) -> None:
+    """Refuse a dataset whose Parquet files (of content hash ``content``) are not those its
+    ``record`` says it was built with: results, tags and tasks name the recorded content."""
+    if content != recorded:
+        raise error(
+            f"{folder}: the Parquet files are not those {record} records (content "
+            f"{content}, recorded {recorded}); rebuild the dataset instead of editing it"
+        )
 
 
 def parquet_digests(root: Path) -> dict[str, str]:

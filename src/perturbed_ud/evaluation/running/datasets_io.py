@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...data.local_folder import content_cache, data_files
-from ...data.writer import digests_content, parquet_digests
+from ...data.writer import check_recorded_content, digests_content, parquet_digests
 from ...errors import InputError
 from ...files import atomic_path
 from .task import tasks_reading_columns
@@ -64,11 +64,8 @@ def dataset_content(dataset: str) -> str | None:
     content = digests_content(digests)
     _DIGESTS[content] = digests
     recorded = _recorded_content(folder / "README.md")
-    if recorded not in (None, content):
-        raise InputError(
-            f"{folder}: the Parquet files are not those its README.md records (content "
-            f"{content}, recorded {recorded}); rebuild the dataset instead of editing it"
-        )
+    if recorded is not None:
+        check_recorded_content(folder, content, recorded, record="README.md")
     return content
 
 
