@@ -280,3 +280,17 @@ def test_a_dataset_that_is_not_a_spud_build_is_refused(spud, tmp_path):
     code, output = cli("review", spud, "--config", "fr_seed1", "--out", tmp_path / "sheet")
     assert code == 1 and "has no config fr_seed1 (it has: ar_seed1, ar_seed2" in output
     assert not (tmp_path / "sheet").exists()
+
+
+def test_a_sentence_in_quotation_marks_is_read_back_from_the_marked_sheet(tmp_path):
+    """A cell that begins with a quotation mark is written as \"\"\"…\"\"\"; the sheet's header
+    says nothing of quoting, so the reader keeps CSV's doubled quotes."""
+    rows = [
+        {"item_id": "en-001", "lang": "en", "original": '"Yes," she said.', "judgement": "g"},
+        {"item_id": "en-002", "lang": "en", "original": 'He said "no".', "judgement": "u"},
+    ]
+    for delimiter in (",", ";", "\t"):
+        write_marked(rows, tmp_path / "marked.csv", delimiter=delimiter)
+        code, output = cli("review-score", tmp_path / "marked.csv")
+        assert code == 0, output
+        assert "| en | 2 | 1 | 0.500 |" in output, output

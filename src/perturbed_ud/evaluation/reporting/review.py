@@ -254,11 +254,11 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
         raise InputError(f"{path}: not UTF-8 text; save the sheet as CSV UTF-8") from None
     except OSError as err:
         raise InputError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        dialect = csv.Sniffer().sniff(text.partition("\n")[0], delimiters=",;\t")
+    try:  # only the delimiter: a header line says nothing of quoting ("" inside quotes)
+        delimiter = csv.Sniffer().sniff(text.partition("\n")[0], delimiters=",;\t").delimiter
     except csv.Error:
-        dialect = csv.excel  # one column: the missing ones are named below
-    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=dialect)
+        delimiter = ","  # one column: the missing ones are named below
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = reader.fieldnames or []
     if missing := [c for c in ("item_id", "lang", "judgement") if c not in header]:
         raise InputError(
