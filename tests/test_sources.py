@@ -556,3 +556,28 @@ def test_cli_sample_builds_the_selected_sentences(tmp_path):
     kept = ds["orig"]["sent_id"]
     assert len(kept) == 20 - sum(config["sentence_drops"].values())
     assert kept == [i for i in chosen if i in set(kept)]
+
+
+FILES = [UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu",
+         UD_ROOT / "UD_German-GSD" / "de_gsd-ud-test.conllu"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("langs", "read"), [(None, ["en", "de"]), (["de"], ["de"]), (["de", "en"], ["en", "de"])]
+)
+def test_files_are_read_of_the_languages_given(langs, read):
+    """--langs chooses among --files; left out, every file is read (not the family's
+    default languages, which would drop files silently)."""
+    family = FAMILIES.get("perturbed-ud").from_options(
+        {"files": [str(f) for f in FILES], "langs": langs, "limit": 2, "seeds": "1"}
+    )
+    assert [t.lang for t in family.settings.treebanks] == read
+
+
+def test_a_language_no_file_is_of_is_refused(tmp_path):
+    args = ["build", "spud", "--files", str(FILES[0]), "--langs", "en,ru", "--limit", "2",
+            "--seeds", "1", "--out", str(tmp_path / "out")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: --langs ru: no file given is of that language")
+    assert not (tmp_path / "out").exists()

@@ -421,9 +421,9 @@ class LocalStructure(UDFamily):
         if given := [name for name in TREEBANK_OPTIONS if getattr(sources, name)]:
             raise InputError(f"{option_name(given[0])} reads treebanks: leave it out with "
                              "--hf-dataset")  # fmt: skip
-        if len(sources.langs) != 1:
+        if len(langs := sources.languages()) != 1:
             raise InputError("with --hf-dataset, --langs names the one language of its texts")
-        return {"treebanks": (), "lang": sources.langs[0], "split": sources.hf_split,
+        return {"treebanks": (), "lang": langs[0], "split": sources.hf_split,
                 "selection": sources.selection()}  # fmt: skip
 
     def __init__(self, settings: LocalStructureSettings):

@@ -291,7 +291,8 @@ class WordOrderSettings(UDSettings):
 
 @dataclass(frozen=True, kw_only=True)
 class WordOrderSources(TreebankSources):
-    langs: tuple[str, ...] = langs_setting(("en", "de", "es", "ru", "zh"))
+    default_langs = ("en", "de", "es", "ru", "zh")
+    langs: tuple[str, ...] | None = langs_setting(default_langs)
 
 
 @dataclass

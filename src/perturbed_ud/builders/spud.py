@@ -456,7 +456,8 @@ class SpudSettings(UDSettings):
 
 @dataclass(frozen=True, kw_only=True)
 class SpudSources(TreebankSources):
-    langs: tuple[str, ...] = langs_setting(("en", "fr", "de", "ru", "ar"))
+    default_langs = ("en", "fr", "de", "ru", "ar")
+    langs: tuple[str, ...] | None = langs_setting(default_langs)
 
 
 @FAMILIES.register("nonce.spud.v3")

@@ -72,8 +72,13 @@ def ud_manifest(settings) -> dict:
 
 
 def langs_setting(default: tuple[str, ...]) -> Any:
-    """The languages read, with a family's default."""
-    return setting("the languages read (ISO codes)", default=default)
+    """The languages read. Not given, they are a family's ``default``, or with --files the
+    files' own; given with --files, they choose among the files."""
+    return setting(
+        f"the languages read (ISO codes) [default: {','.join(default)}; with --files: the "
+        "languages of the files, or those of them given here]",
+        default=None,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,7 +87,8 @@ class TreebankSources:
     and where their treebanks are. `UDFamily.resolve` finds (and fetches) the treebanks;
     the settings record them, each with its files and release."""
 
-    langs: tuple[str, ...] = langs_setting(("en",))
+    default_langs: ClassVar[tuple[str, ...]] = ("en",)
+    langs: tuple[str, ...] | None = langs_setting(default_langs)
     files: tuple[str, ...] = setting("explicit CoNLL-U files", repeat=True, default=())
     ud_root: str | Path | None = setting("a folder of UD_* treebank folders", default=None)
     download: bool = setting(
@@ -104,13 +110,20 @@ class TreebankSources:
         default=None,
     )
 
+    def languages(self) -> tuple[str, ...]:
+        """The languages given, else the family's default; with --files and none given,
+        none: every file is read."""
+        if self.langs is not None:
+            return self.langs
+        return () if self.files else self.default_langs
+
     def selection(self) -> Selection:
         return Selection(limit=self.limit, sample=self.sample, sample_seed=self.sample_seed)
 
     def treebanks(self, split: str) -> list[Treebank]:
         """The treebanks named, resolved (and downloaded) now."""
         return resolve(
-            list(self.langs),
+            list(self.languages()),
             split=split,
             files=list(self.files),
             ud_root=self.ud_root,

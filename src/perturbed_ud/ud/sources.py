@@ -356,6 +356,20 @@ def _declare(treebanks: list[Treebank], release: str | None) -> list[Treebank]:
     return treebanks
 
 
+def _of_languages(treebanks: list[Treebank], langs: list[str]) -> list[Treebank]:
+    """The treebanks of ``langs`` among those of the files given (all when none is named);
+    a language no file is of is refused rather than left out unseen."""
+    if not langs:
+        return treebanks
+    found = {t.lang for t in treebanks}
+    if missing := [lang for lang in langs if lang not in found]:
+        raise SourceError(
+            f"--langs {','.join(missing)}: no file given is of that language (the files are of "
+            f"{','.join(sorted(found))}); leave --langs out to read every file"
+        )
+    return [t for t in treebanks if t.lang in langs]
+
+
 def resolve(
     langs: list[str],
     *,
@@ -367,7 +381,8 @@ def resolve(
     offline: bool = False,
     ud_release: str | None = None,
 ) -> list[Treebank]:
-    """The treebanks of a build, in the order of ``langs`` (or of ``files``).
+    """The treebanks of a build, in the order of ``langs`` (or of ``files``, those of
+    ``langs`` if any are named).
 
     Local copies (files or a UD root, also ``$PERTURBED_UD_ROOT``) carry the release
     ``ud_release`` declares, else the one their release folder (``ud-treebanks-v2.16``) or
@@ -383,7 +398,7 @@ def resolve(
     if offline and not fetch:
         raise SourceError("--offline applies to --download (read the cache only)")
     if files:
-        return _declare(from_files(files), ud_release)
+        return _declare(_of_languages(from_files(files), langs), ud_release)
     if not fetch:
         ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
     overrides = overrides or {}
