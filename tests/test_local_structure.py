@@ -350,6 +350,15 @@ def test_a_missing_text_column_is_named(nli_folder, tmp_path):
     )
 
 
+def test_a_missing_split_is_named_with_those_there_are(nli_folder, tmp_path):
+    folder, _ = nli_folder
+    result = CliRunner().invoke(main, ["build", "local_structure", "--hf-dataset", str(folder),
+                                       "--hf-split", "test", "--text-columns", "premise",
+                                       "--out", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 1
+    assert "has no split 'test' (it has validation)" in result.output
+
+
 def test_a_sample_of_dataset_rows_is_keyed_as_a_treebank_sample_is(nli_folder, tmp_path):
     folder, rows = nli_folder
     cli("build", "local_structure", "--hf-dataset", folder, "--hf-split", "validation",

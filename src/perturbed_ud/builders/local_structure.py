@@ -329,7 +329,7 @@ def source_files(name: str, config: str | None, split: str) -> dict[str, str] | 
         which = f"{name}" + (f" ({config})" if config else "")
         raise InputError(f"cannot load {which}: {err}") from err
     if split not in files:
-        raise InputError(f"{name} has no split {split!r} (it has {', '.join(files)})")
+        raise InputError(f"{name} has no split {split!r} (it has {', '.join(map(str, files))})")
     return {path: file_sha256(folder / path) for path in sorted(files[split])}
 
 
