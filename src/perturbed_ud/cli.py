@@ -228,6 +228,46 @@ def evaluate() -> None:
     """Run language models over a dataset and report the research statistics."""
 
 
+def finetune_command() -> click.Command:
+    """``finetune-classifier``: the data, model and output options, then the training
+    settings (`FinetuneSettings`)."""
+    from .evaluation.finetune import FinetuneSettings, finetune_classifier
+    from .settings import command_options, settings_from
+
+    def run(dataset, model, out, device, overwrite, **values) -> None:
+        from .lm.models import quiet_libraries
+
+        settings = settings_from(FinetuneSettings, values, "finetune-classifier")
+        with quiet_libraries():
+            folder = finetune_classifier(dataset, model, out, settings, device=device,
+                                         overwrite=overwrite)  # fmt: skip
+        click.echo(f"wrote {folder}")
+
+    params = [
+        click.Option(["--dataset"], required=True, type=NAME_OR_PATH,
+                     help="A Hub dataset id or a folder that datasets.load_dataset reads."),
+        click.Option(["--model"], required=True, type=NAME_OR_PATH,
+                     help="The base model: Hub id or folder (from_pretrained)."),
+        *command_options(FinetuneSettings),
+        click.Option(["--device"], default="cpu", show_default=True, help="cpu, cuda, cuda:N."),
+        click.Option(["--out"], required=True, type=GivenPath(),
+                     help="Folder of the classifier and its tokenizer (save_pretrained)."),
+        click.Option(["--overwrite"], is_flag=True,
+                     help="Replace a classifier this command wrote in --out."),
+    ]  # fmt: skip
+    return click.Command("finetune-classifier", callback=run, params=params,
+                         help=FINETUNE_HELP)  # fmt: skip
+
+
+FINETUNE_HELP = """Fine-tune a model as a sequence classifier on a split of a dataset, for
+`evaluate classify`: the first half of Clouâtre et al. (2022), who then test it on perturbed
+copies of the task's test set (`build local_structure`). A ClassLabel column's names become
+the model's labels; the same seed gives the same weights on CPU."""
+
+
+main.add_command(finetune_command())
+
+
 @main.command("probe-table")
 @click.argument("runs", nargs=-1, required=True, type=GivenPath(exists=True, file_okay=False))
 @click.option(

@@ -45,13 +45,16 @@ class LanguageModel:
 
     @property
     def max_length(self) -> int:
-        """Longest input the position embeddings cover (RoBERTa-style positions start after
-        the padding index)."""
-        config = self.model.config
-        length = int(getattr(config, "max_position_embeddings", 512))
-        if config.model_type in _PADDING_OFFSET_POSITIONS:
-            length -= config.pad_token_id + 1
-        return length
+        return longest_input(self.model.config)
+
+
+def longest_input(config) -> int:
+    """Longest input the position embeddings cover (RoBERTa-style positions start after the
+    padding index)."""
+    length = int(getattr(config, "max_position_embeddings", 512))
+    if config.model_type in _PADDING_OFFSET_POSITIONS:
+        length -= config.pad_token_id + 1
+    return length
 
 
 def describe_model(

@@ -24,7 +24,7 @@ from ...files import atomic_path
 from ...lm.batching import BatchSettings, plan_batches
 from ...lm.models import LanguageModel, _autocast, cached_model, checked_model, device_for
 from ...registry import TASKS
-from ...settings import setting
+from ..finetune import check_columns, label_column_setting, text_columns_setting
 from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.statistics import WILSON, wilson_interval
 from ..reporting.summary import write_table
@@ -35,24 +35,12 @@ from ..running.task import EvaluationTask
 
 @dataclass(frozen=True, kw_only=True)
 class ClassifySettings(BatchSettings):
-    text_columns: tuple[str, ...] = setting(
-        "The text column (single texts) or two (text pairs: premise,hypothesis).",
-        default=("text",),
-    )
-    label_column: str = setting("Label ids (ints) of the model's labels.", default="label")
+    text_columns: tuple[str, ...] = text_columns_setting()
+    label_column: str = label_column_setting()
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "text_columns", tuple(self.text_columns))
-        if len(self.text_columns) not in (1, 2) or len(set(self.text_columns)) != len(
-            self.text_columns
-        ):
-            raise InputError(
-                f"--text-columns names one column (single texts) or two different ones (text "
-                f"pairs), not {','.join(self.text_columns) or 'none'}"
-            )
-        if self.label_column in self.text_columns:
-            raise InputError(f"the label column {self.label_column} is also a text column")
+        check_columns(self)
 
 
 def check_classifier(name, revision, dataset, settings, configs, dataset_revision) -> None:
