@@ -134,6 +134,7 @@ def test_a_causal_lm_without_pad_token_learns_int_labels_of_single_texts(tiny_gp
          "no label column 'label'"),
         ({"premise": ["a"], "hypothesis": ["c"], "label": [0]}, ["--split", "dev"],
          "has no split 'dev'"),
+        ({"premise": [], "hypothesis": [], "label": []}, [], "split train: Instruction"),
     ],
 )  # fmt: skip
 def test_unusable_data_is_refused_before_anything_is_written(
@@ -166,3 +167,9 @@ def test_out_inside_the_data_is_refused(nli, tiny_bert):
     result = finetune(nli, tiny_bert, nli / "classifier", code=1)
     assert "is inside the input" in result.output
     assert not (nli / "classifier").exists()
+
+
+def test_a_model_that_does_not_load_is_refused_before_anything_is_written(nli, tmp_path):
+    result = finetune(nli, tmp_path / "no-model", tmp_path / "out" / "classifier", code=1)
+    assert "there is no such folder" in result.output
+    assert not (tmp_path / "out").exists()

@@ -112,8 +112,6 @@ def training_data(dataset: str, settings: FinetuneSettings) -> TrainingData:
         if column not in ds.features:
             have = ", ".join(ds.features)
             raise InputError(f"{dataset} has no text column {column!r} (it has {have})")
-    if len(ds) == 0:
-        raise InputError(f"{dataset}, split {settings.split}, has no rows to train on")
     labels, names = label_names(ds, settings.label_column)
     columns = [ds[c] for c in settings.text_columns]
     texts = [tuple("" if t is None else str(t) for t in row) for row in zip(*columns, strict=True)]
