@@ -38,6 +38,14 @@ def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
 
 
+def find_family(name: str):
+    """The family of a short or versioned name, its hyphens or underscores spelled either way:
+    the dataset names are fixed by releases (perturbed-ud, local_structure), and a user should
+    not have to remember which is which."""
+    spellings = (name, name.replace("-", "_"), name.replace("_", "-"))
+    return next((family for n in spellings if (family := FAMILIES.find(n))), None)
+
+
 class _Builds(click.Group):
     """Build subcommands, and release files: ``build builders/<name>.toml --out DIR`` runs the
     subcommand the file names with the file's version and options."""
@@ -50,14 +58,14 @@ class _Builds(click.Group):
 
         if is_release_file(name):
             return self._release_command(ctx, name)
-        family = FAMILIES.find(name)  # a short or a versioned name
+        family = find_family(name)
         return family_command(family) if family else None
 
     def _release_command(self, ctx: click.Context, path: str) -> click.Command:
         from .releases import read_release
 
         release = read_release(path)
-        family = FAMILIES.find(release.dataset)
+        family = find_family(release.dataset)
         target = family_command(family) if family else None
         if target is None:
             raise InputError(f"{path}: no dataset {release.dataset!r} to build")
@@ -133,6 +141,9 @@ def family_command(family) -> click.Command:
 @main.group(cls=_Builds)
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
+
+    The subcommands are the dataset names, spelled as published (perturbed-ud,
+    local_structure); hyphens and underscores are accepted either way (local-structure).
 
     A release file in place of the subcommand (``build builders/perturbed-ud.toml --out DIR``)
     builds the release it defines; with ``--ud-root DIR``, one that downloads its treebanks
