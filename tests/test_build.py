@@ -259,3 +259,16 @@ def test_protocols_answer_to_their_versioned_and_short_names(tmp_path):
         result = CliRunner().invoke(main, ["build", "perturbed-ud", *map(str, args), *out])
         assert result.exit_code == 0, result.output
     assert parquet_digests(tmp_path / "paper") == parquet_digests(tmp_path / "word_order.paper.v2")
+
+
+@pytest.mark.parametrize(
+    ("spelled", "dataset"),
+    [("perturbed_ud", "perturbed-ud"), ("local-structure", "local_structure")],
+)
+def test_a_family_name_is_found_with_hyphens_or_underscores(tmp_path, spelled, dataset):
+    """The datasets keep the names their releases fixed; the command takes either spelling."""
+    result = CliRunner().invoke(main, ["build", spelled, "--langs", "en", "--limit", "3",
+                                       "--seeds", "1", "--out", str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / dataset / "build.json").read_text(encoding="utf-8"))
+    assert manifest["dataset"] == dataset and list(tmp_path.iterdir()) == [tmp_path / dataset]

@@ -564,3 +564,17 @@ def test_packaged_card_marks_its_grammars_as_ours_with_the_papers_counts(package
     card = (packaged / "README.md").read_text()
     assert "The grammars of de, en, fr, he, ru are this project's own" in card
     assert "| `prep_anim` | 8400 / 12600 | 8400 / 16800 |" in card
+
+
+def test_the_card_says_how_sentences_are_written(packaged):
+    """Lower case at the start and no final punctuation, as released, but every word as its
+    grammar spells it: German nouns keep their capital."""
+    card = " ".join((packaged / "README.md").read_text(encoding="utf-8").split())
+    assert "Sentences begin in lower case and end without final punctuation" in card
+    assert "German nouns are capitalised" in card and "Sentences are lowercase" not in card
+    rows = [row for path in sorted(packaged.glob("*/*.parquet"))
+            for row in pq.read_table(path).to_pylist()]  # fmt: skip
+    sentences = [row[key] for row in rows for key in ("sentence_good", "sentence_bad")]
+    assert not any(s[0].isupper() or s[-1] in ".!?" for s in sentences)
+    german = [s for row in rows if row["lang"] == "de" for s in (row["sentence_good"],)]
+    assert german and all(any(w[0].isupper() for w in s.split(" ")) for s in german)

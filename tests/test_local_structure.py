@@ -335,8 +335,14 @@ def test_a_hugging_face_dataset_with_two_text_columns(nli_folder, tiny_bert, tmp
     assert same["premise_permutation"] != same["hypothesis_permutation"]
     key = KeyedDraws(1, "mini_nli", "3").random("premise", "char_full_shuffle")
     assert same["premise_permutation"] == full_shuffle(rows["premise"][3], key)
+    # A local folder is named by its own name (the files' sha256 in build.json), never by
+    # its path, which would say nothing on the Hub; the tokenizer folder likewise.
     card = (built / "README.md").read_text(encoding="utf-8")
-    assert "| mini-nli |" not in card and str(folder) in card
+    assert "| mini-nli (a local folder) |" in card
+    assert "|hf:mini-nli:default:en@" in m["signature"]
+    assert f"|tokenizer:{tiny_bert.name}@" in m["signature"]
+    for text in (card, (built / "build.json").read_text(encoding="utf-8")):
+        assert str(folder) not in text and str(tiny_bert) not in text
 
 
 def test_a_missing_text_column_is_named(nli_folder, tmp_path):

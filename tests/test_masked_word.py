@@ -172,7 +172,14 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
     folder = balance_dataset(dataset, str(tiny_xlmr), tmp_path / "balanced", max_span_pieces=2)
     lm = load_masked_lm(str(tiny_xlmr))
     manifest = json.loads((folder / "build.json").read_text())
-    assert manifest["balanced"]["tokenizer"] == str(tiny_xlmr)
+    # A card and signature meant for the Hub name the tokenizer's folder and its files'
+    # digest, not where it lay on the builder's disk, and no Python None for a revision.
+    assert manifest["balanced"]["tokenizer"] == tiny_xlmr.name
+    assert manifest["balanced"]["revision"].startswith("sha256:")
+    assert f"|balanced:{tiny_xlmr.name}@sha256:" in manifest["signature"]
+    for written in ("build.json", "README.md"):
+        text = (folder / written).read_text()
+        assert str(tiny_xlmr) not in text and "None" not in text
     config = "de_head_seed1"
     ds = load_dataset(str(folder), config, cache_dir=str(tmp_path / "cache"))
     ids = [set(split["item_id"]) for split in ds.values()]

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, UD_ROOT
 
 from perturbed_ud.cli import build, main
 from perturbed_ud.errors import InputError
@@ -35,7 +35,8 @@ def digests(folder: Path) -> dict[str, str]:
 def test_every_release_names_a_dataset_and_its_options(path):
     with click.Context(build) as ctx:
         command = build.get_command(ctx, str(path))
-    assert command is not None and {p.name for p in command.params} == {"out", "overwrite"}
+    assert command is not None
+    assert {p.name for p in command.params} == {"out", "overwrite", "ud_root"}
     assert path.read_text(encoding="utf-8").startswith("# "), "a header says what it builds"
 
 
@@ -97,3 +98,56 @@ def test_a_version_is_three_plain_numbers_and_nothing_else(version):
     with pytest.raises(InputError, match="is not a version of the form x.y.z"):
         parse_version(version)
     assert parse_version("10.0.21") == (10, 0, 21) and parse_version("0.0.0") == (0, 0, 0)
+
+
+DOWNLOADING = (
+    'dataset = "perturbed-ud"\nversion = "2.0.0"\n\n[options]\ndownload = true\n'
+    'langs = "en,de"\nlimit = 4\nseeds = "1"\n'
+)
+
+
+def served_ud(root: Path) -> Path:
+    """UD's GitHub as a download reads it, <UD_Name>/<release>/<file>, holding the test
+    excerpts of EWT and GSD."""
+    from perturbed_ud.ud.sources import UD_RELEASE
+
+    for name in ("UD_English-EWT", "UD_German-GSD"):
+        (root / name / UD_RELEASE).mkdir(parents=True)
+        for file in (UD_ROOT / name).iterdir():
+            (root / name / UD_RELEASE / file.name).write_bytes(file.read_bytes())
+    return root
+
+
+def test_a_downloading_release_rebuilt_from_a_local_ud_copy_has_the_same_content(
+    tmp_path, file_server, monkeypatch
+):
+    """Offline, --ud-root stands in for a release's download: the same files, the same rows."""
+    path = tmp_path / "downloading.toml"
+    path.write_text(DOWNLOADING, encoding="utf-8")
+    monkeypatch.setenv("PERTURBED_UD_BASE_URL", file_server(served_ud(tmp_path / "served")))
+    downloaded = invoke("build", path, "--out", tmp_path / "downloaded")
+    assert downloaded.exit_code == 0, downloaded.output
+    monkeypatch.setenv("PERTURBED_UD_BASE_URL", "http://127.0.0.1:9")  # nothing answers
+    local = invoke("build", path, "--ud-root", UD_ROOT, "--out", tmp_path / "local")
+    assert local.exit_code == 0, local.output
+    a, b = (json.loads((tmp_path / run / "perturbed-ud" / "build.json").read_text())
+            for run in ("downloaded", "local"))  # fmt: skip
+    assert a["content_sha256"] == b["content_sha256"]
+    assert [t["files"] for t in a["treebanks"]] == [t["files"] for t in b["treebanks"]]
+    assert [t["release_source"] for t in b["treebanks"]] == ["changelog", "changelog"]
+
+
+def test_offline_a_downloading_release_names_the_local_override(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERTURBED_UD_BASE_URL", "http://127.0.0.1:9")  # nothing answers
+    result = invoke("build", REPO / "builders" / "perturbed-ud.toml", "--out", tmp_path / "out")
+    assert result.exit_code == 1 and result.stderr.startswith("error: could not download")
+    assert "perturbed-ud build builders/<name>.toml --ud-root DIR --out OUT" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_release_that_downloads_nothing_refuses_a_local_ud_copy(tmp_path):
+    pud = REPO / "builders" / "perturbed-ud-pud.toml"
+    result = invoke("build", pud, "--ud-root", UD_ROOT, "--out", tmp_path / "out")
+    assert result.exit_code == 1, result.output
+    assert "downloads no treebanks, so --ud-root has nothing to replace" in result.stderr
+    assert not (tmp_path / "out").exists()

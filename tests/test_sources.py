@@ -203,10 +203,12 @@ def test_cli_records_the_release_in_manifest_signature_and_card(tmp_path):
         if declared:
             assert (treebank["release"], treebank["release_source"]) == ("r2.16", "declared")
             assert "| UD_German-GSD | de | r2.16 | CC BY-SA 4.0 |" in card
+            assert "|ud:de_gsd@r2.16|" in manifest["signature"]
         else:
             assert (treebank["release"], treebank["release_source"]) == ("r2.15", "changelog")
             assert "| de | r2.15 or later (README changelog) |" in card
-        assert f"de_gsd@{treebank['release']}" in manifest["signature"]
+            # the signature keeps the card's lower bound: a changelog names no exact release
+            assert "|ud:de_gsd@r2.15-or-later|" in manifest["signature"]
 
 
 def test_compressed_files_read_like_plain_ones(tmp_path):

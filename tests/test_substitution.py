@@ -396,9 +396,12 @@ def test_coco_records_the_model_and_is_deterministic_across_batch_sizes(
 ):
     manifest = json.loads((coco_build / "build.json").read_text())
     lm = manifest["resources"]["masked_lm"]
-    assert lm["model"] == str(tiny_bert) and lm["revision"].startswith("sha256:")
-    assert f"masked_lm:{tiny_bert}@{lm['revision']},beam:8" in manifest["signature"]
-    assert f"revision {lm['revision']}" in (coco_build / "README.md").read_text()
+    # A model folder is named by its own name and files' digest: no local path on the Hub.
+    assert lm["model"] == tiny_bert.name and lm["revision"].startswith("sha256:")
+    assert f"masked_lm:{tiny_bert.name}@{lm['revision']},beam:8" in manifest["signature"]
+    card = (coco_build / "README.md").read_text()
+    assert f"revision {lm['revision']}" in card
+    assert str(tiny_bert) not in card + (coco_build / "build.json").read_text()
     assert sum(manifest["configs"]["en_coco_tau1_seed1"]["not_eligible"].values()) > 0
     again = build(tmp_path, "--methods", "coco", "--model", tiny_bert, "--max-tokens", "200")
     assert (

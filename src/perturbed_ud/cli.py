@@ -38,6 +38,14 @@ def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
 
 
+def find_family(name: str):
+    """The family of a short or versioned name, its hyphens or underscores spelled either way:
+    the dataset names are fixed by releases (perturbed-ud, local_structure), and a user should
+    not have to remember which is which."""
+    spellings = (name, name.replace("-", "_"), name.replace("_", "-"))
+    return next((family for n in spellings if (family := FAMILIES.find(n))), None)
+
+
 class _Builds(click.Group):
     """Build subcommands, and release files: ``build builders/<name>.toml --out DIR`` runs the
     subcommand the file names with the file's version and options."""
@@ -50,14 +58,14 @@ class _Builds(click.Group):
 
         if is_release_file(name):
             return self._release_command(ctx, name)
-        family = FAMILIES.find(name)  # a short or a versioned name
+        family = find_family(name)
         return family_command(family) if family else None
 
     def _release_command(self, ctx: click.Context, path: str) -> click.Command:
         from .releases import read_release
 
         release = read_release(path)
-        family = FAMILIES.find(release.dataset)
+        family = find_family(release.dataset)
         target = family_command(family) if family else None
         if target is None:
             raise InputError(f"{path}: no dataset {release.dataset!r} to build")
@@ -81,12 +89,34 @@ class _Builds(click.Group):
         @click.command(name=path, help=f"Build {release.dataset} {release.version} from {path}.")
         @click.option("--out", required=True, type=GivenPath(), help="Output folder.")
         @click.option("--overwrite", is_flag=True, help="Replace an existing dataset folder.")
+        @click.option("--ud-root", type=GivenPath(), help=UD_ROOT_OVERRIDE)
         @click.pass_context
-        def run_release(inner: click.Context, out: str, overwrite: bool) -> None:
+        def run_release(inner: click.Context, out: str, overwrite: bool, ud_root: str) -> None:
             given = values | {"out": out, "overwrite": overwrite}
+            if ud_root is not None:
+                given = _from_local_ud(given, ud_root, path)
             inner.invoke(target, **given, version=release.version)
 
         return run_release
+
+
+UD_ROOT_OVERRIDE = (
+    "A local copy of UD (a folder of UD_* treebank folders) read instead of the treebanks a "
+    "release downloads (download = true), e.g. offline: the same files give the same rows and "
+    "content hash."
+)
+
+
+def _from_local_ud(values: dict, ud_root: str, path: str) -> dict:
+    """A release's options with its download replaced by a local copy of UD, which holds
+    the same files where it is a copy of the release the download is pinned to."""
+    if not values.get("download"):
+        raise InputError(
+            f"{path} downloads no treebanks, so --ud-root has nothing to replace: it is for "
+            "releases with download = true"
+        )
+    kept = {name: value for name, value in values.items() if name not in ("download", "offline")}
+    return kept | {"ud_root": ud_root}
 
 
 def family_command(family) -> click.Command:
@@ -112,8 +142,12 @@ def family_command(family) -> click.Command:
 def build() -> None:
     """Build a dataset into OUT/<name>: Parquet per config and split, card, build.json.
 
+    The subcommands are the dataset names, spelled as published (perturbed-ud,
+    local_structure); hyphens and underscores are accepted either way (local-structure).
+
     A release file in place of the subcommand (``build builders/perturbed-ud.toml --out DIR``)
-    builds the release it defines.
+    builds the release it defines; with ``--ud-root DIR``, one that downloads its treebanks
+    (``download = true``) reads them from a local copy of UD instead, e.g. offline.
 
     Treebanks come from the PUD sample shipped with perturbed-ud (the same 1,000 sentences
     in en de es ru zh tr fr ar), or from --files, --ud-root (or $PERTURBED_UD_ROOT), or

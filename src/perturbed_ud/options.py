@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 import click
@@ -22,6 +22,14 @@ def comma_ints(value: str) -> list[int]:
         return [int(v) for v in comma_words(value)]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+
+
+def published_name(name: str) -> str:
+    """A Hub id as it is, a local folder by its own name: a card or signature meant for the Hub
+    says what was read, not where it lay on the builder's disk (the content digest beside the
+    name tells copies apart)."""
+    folder = Path(name).expanduser()
+    return folder.resolve().name if folder.is_dir() else name
 
 
 def control_character(text: str) -> str | None:

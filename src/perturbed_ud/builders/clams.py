@@ -136,8 +136,10 @@ Rows are in generation order, the order of the released CLAMS evalsets. Columns:
 and `bad_form` (the varied words), `good_positions` and `bad_positions` (their word indices in
 `sentence.split(" ")`, from 0; a form may be several words, as French *est jeune* / *sont
 jeunes*), `preterminal` (the varied slot, e.g. `VP`), `good_attributes`, `bad_attributes` and
-`varied_attributes` (those that tell the forms apart). Sentences are lowercase and without
-final punctuation, as released; add them at evaluation time if a model needs them.
+`varied_attributes` (those that tell the forms apart). Sentences begin in lower case and end
+without final punctuation, as released (add a capital and a full stop at evaluation time if
+a model needs them); every word is spelled as the grammar spells it, so German nouns are
+capitalised.
 """
 
 

@@ -26,7 +26,7 @@ from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, digests_content, rows_table
 from ..errors import InputError
 from ..files import file_sha256
-from ..options import comma_words
+from ..options import comma_words, published_name
 from ..perturb.local_structure import (
     PAPER_RHOS,
     RHO_METHODS,
@@ -288,7 +288,7 @@ def tokenizer_identity(name: str) -> dict:
     tokenizer = load_tokenizer(name)
     definition = tokenizer.backend_tokenizer.to_str().encode()
     return {
-        "name": name,
+        "name": published_name(name),
         "class": type(tokenizer).__name__,
         "vocab_size": len(tokenizer),
         "sha256": hashlib.sha256(definition).hexdigest()[:16],
@@ -525,7 +525,8 @@ class LocalStructure(UDFamily):
             read = {
                 "selection": s.selection.describe(),
                 "sources": [{
-                    "name": s.hf_dataset, "config": s.hf_config or "default", "split": s.split,
+                    "name": published_name(s.hf_dataset), "config": s.hf_config or "default",
+                    "split": s.split,
                     "lang": s.lang, "license": ds.info.license or "unknown", "rows": len(ds),
                     **({"files": files} if files else {}),
                 }],
@@ -566,7 +567,8 @@ class LocalStructure(UDFamily):
             (source,) = manifest["sources"]
             files = source.get("files")
             content = f"@{digests_content(files)[:12]}" if files else ""
-            parts.insert(0, f"hf:{s.hf_dataset}:{s.hf_config or 'default'}:{s.lang}{content}")
+            name = f"{source['name']}:{source['config']}:{s.lang}{content}"
+            parts.insert(0, f"hf:{name}")
         return parts
 
     def inputs(self) -> list[Path]:
@@ -670,8 +672,8 @@ def _parameters(manifest: dict, treebanks: bool) -> str:
 
 
 def _dataset_source(manifest: dict) -> str:
-    rows = [[s["name"], s["config"], s["split"], s["lang"], s["license"], s["rows"]]
-            for s in manifest["sources"]]  # fmt: skip
+    rows = [[s["name"] + (" (a local folder)" if "files" in s else ""), s["config"], s["split"],
+             s["lang"], s["license"], s["rows"]] for s in manifest["sources"]]  # fmt: skip
     return (
         markdown_table(["dataset", "config", "split", "lang", "licence", "rows"], rows)
         + "\n\nThe sha256 of every file of a local dataset read and the digest of every text "

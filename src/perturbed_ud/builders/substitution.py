@@ -20,6 +20,7 @@ from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError
 from ..files import file_sha256
+from ..options import published_name
 from ..perturb.lamalfa2022 import RULES, fits_upos, released_copy, released_synonym
 from ..perturb.substitution import (
     METHODS,
@@ -436,7 +437,9 @@ def model_identity(settings: SubstitutionSettings) -> dict:
         raise InputError(
             f"the coco method runs a language model: pip install 'perturbed-ud[eval]' ({err})"
         ) from err
-    return masked_lm_identity(settings.model, settings.revision)
+    return masked_lm_identity(settings.model, settings.revision) | {
+        "model": published_name(settings.model)
+    }
 
 
 def _device(settings: SubstitutionSettings) -> str:

@@ -15,6 +15,13 @@ from ..ud.sources import UD_RELEASE, Treebank, parse_treebank_overrides, resolve
 from .family import DatasetFamily, check_settings, version_setting
 
 
+def signed_release(treebank: Treebank) -> str:
+    """A treebank and its release as the signature names them; a release read from a README
+    changelog is a lower bound there too, as on the card (``en_ewt@r2.16-or-later``)."""
+    later = "-or-later" if treebank.release_source == "changelog" else ""
+    return f"{treebank.code}@{treebank.release}{later}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class UDSettings:
     """The settings of every family built from UD treebanks; families add their own."""
@@ -22,7 +29,7 @@ class UDSettings:
     treebanks: tuple[Treebank, ...] = setting(
         "the treebanks read, at most one per language, each with its files and UD release",
         signature="ud",
-        shown=lambda treebanks: ",".join(f"{t.code}@{t.release}" for t in treebanks) or "none",
+        shown=lambda treebanks: ",".join(map(signed_release, treebanks)) or "none",
         default=(),
     )
     seeds: tuple[int, ...] = setting(

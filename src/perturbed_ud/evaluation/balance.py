@@ -25,6 +25,7 @@ from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter, read_build_manifest, split_files
 from ..errors import InputError
 from ..lm.masking import span_problem, target_pieces
+from ..options import published_name
 from ..registry import manifest_family
 from .running.datasets_io import require_columns
 
@@ -66,7 +67,7 @@ class Balanced(DatasetFamily):
         max_span_pieces: int = 6,
         scoring: str = "paper",
     ):
-        from ..lm.models import checked_tokenizer
+        from ..lm.models import checked_tokenizer, local_revision
 
         self.source = Path(source)
         keys = ("dataset", "pretty_name", "version", "signature", "configs", "parameters")
@@ -81,7 +82,8 @@ class Balanced(DatasetFamily):
         self.registered_name = self.source_family.registered_name
         self.pretty_name = self.built["pretty_name"]
         self.description = (
-            f"Balanced subset of `{self.name}` for the tokenizer `{tokenizer}`: only items "
+            f"Balanced subset of `{self.name}` for the tokenizer `{published_name(tokenizer)}`: "
+            f"only items "
             f"whose target has 1 to {max_span_pieces} pieces in every split of the config "
             "are kept (drops are listed per config below).\n"
         )
@@ -93,6 +95,9 @@ class Balanced(DatasetFamily):
         )
         super().__init__(settings)
         self.tokenizer = checked_tokenizer(tokenizer, revision)
+        # What names the tokenizer on the Hub: a folder by its name and files' digest, a Hub
+        # id at the revision given (the default branch when none is).
+        self.tokenizer_revision = revision or local_revision(tokenizer) or "default"
 
     def inputs(self) -> list[Path]:
         """The dataset balanced, and the tokenizer when it is a folder."""
@@ -146,8 +151,8 @@ class Balanced(DatasetFamily):
                 configs[name] = config | {"splits": kept, "row_drops": config["row_drops"] | drops}
         s = self.settings
         balanced = {
-            "tokenizer": s.tokenizer,
-            "revision": s.revision,
+            "tokenizer": published_name(s.tokenizer),
+            "revision": self.tokenizer_revision,
             "max_span_pieces": s.max_span_pieces,
             "scoring": s.scoring,
             "source_signature": self.built["signature"],
@@ -156,7 +161,8 @@ class Balanced(DatasetFamily):
 
     def signature(self, manifest: dict) -> str:
         s = self.settings
-        balance = f"{s.tokenizer}@{s.revision}:cap{s.max_span_pieces}:{s.scoring}"
+        tokenizer = f"{published_name(s.tokenizer)}@{self.tokenizer_revision}"
+        balance = f"{tokenizer}:cap{s.max_span_pieces}:{s.scoring}"
         return f"{self.built['signature']}|balanced:{balance}"
 
     def card_text(self, manifest: dict) -> CardText:

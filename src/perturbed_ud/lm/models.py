@@ -76,7 +76,7 @@ def describe_model(
         config, tokenizer = checked_model(name, revision, kind, choosable)
     return {
         "model": name,
-        "revision": getattr(config, "_commit_hash", None) or _local_revision(name) or revision,
+        "revision": getattr(config, "_commit_hash", None) or local_revision(name) or revision,
         "model_type": config.model_type,
         "tokenizer": type(tokenizer).__name__,
         "vocab_size": len(tokenizer),
@@ -142,7 +142,7 @@ def _damaged_weights(name: str) -> str:
 MODEL_FILES = ("*.safetensors", "*.bin", "*.json", "*.txt", "*.model")
 
 
-def _local_revision(name: str) -> str | None:
+def local_revision(name: str) -> str | None:
     """sha256 of a local checkpoint's files (each name and content), standing in for a Hub
     commit: an edited config or tokenizer is another model, as edited weights are."""
     path = Path(name)

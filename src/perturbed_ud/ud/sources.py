@@ -28,10 +28,11 @@ UD_RELEASE = "r2.16"
 UD_BASE_URL = "https://raw.githubusercontent.com/UniversalDependencies"
 # What to try when a download fails: said once, in every download error.
 NO_DOWNLOAD_HINT = (
-    "Without network, build from the PUD sample that ships with perturbed-ud (leave out "
-    "--download), or from a local copy of UD with --ud-root DIR, a folder of UD_* treebank "
-    "folders (UD releases: https://universaldependencies.org/#download; each treebank: "
-    "https://github.com/UniversalDependencies/<UD_Name>)."
+    "Without network, build from a local copy of UD with --ud-root DIR, a folder of UD_* "
+    "treebank folders (a release file too: perturbed-ud build builders/<name>.toml --ud-root "
+    "DIR --out OUT; UD releases: https://universaldependencies.org/#download; each treebank: "
+    "https://github.com/UniversalDependencies/<UD_Name>), or from the PUD sample that ships "
+    "with perturbed-ud (leave out --download)."
 )
 
 DEFAULT_TREEBANKS = {
