@@ -42,9 +42,10 @@ NO_INTERVAL = "none"
 LM_EVAL_TABLE = "lm-eval tasks"
 LM_EVAL_WILSON = f"{WILSON} from acc and N (lm-eval n-samples)"
 LM_EVAL_NORMAL = "normal approx. from lm-eval stderr (value ± 1.96 stderr)"
+# lm-eval metrics that are the share of samples right, which a Wilson interval fits.
+LM_EVAL_ACCURACIES = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "mc1")
 # The values an lm-eval metric can take, for clipping the normal interval of its stderr.
-LM_EVAL_PROPORTIONS = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "f1", "mc1", "mc2")
-LM_EVAL_RANGES = {name: (0.0, 1.0) for name in LM_EVAL_PROPORTIONS} | {
+LM_EVAL_RANGES = {name: (0.0, 1.0) for name in (*LM_EVAL_ACCURACIES, "f1", "mc2")} | {
     "mcc": (-1.0, 1.0), "perplexity": (1.0, float("inf")), "word_perplexity": (1.0, float("inf")),
     "byte_perplexity": (1.0, float("inf")), "bits_per_byte": (0.0, float("inf")),
 }  # fmt: skip
@@ -206,7 +207,7 @@ def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
     bounds_of = {f"{c}_{end}" for c in row for end in ("lo", "hi")} | {
         f"{c.removesuffix('_median')}_{end}" for c in row for end in ("q1", "q3")
     }
-    shown = set(CONDITION_COLUMNS + RUN_COLUMNS + COUNT_COLUMNS) | bounds_of
+    not_metrics = set(CONDITION_COLUMNS + RUN_COLUMNS + COUNT_COLUMNS) | bounds_of
     for column, value in row.items():
         median = column.removesuffix("_median")
         if f"{column}_lo" in row and f"{column}_hi" in row:
@@ -215,7 +216,7 @@ def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
         elif median != column and f"{median}_q1" in row and f"{median}_q3" in row:
             metric, interval = median, QUARTILES
             bounds = row[f"{median}_q1"], row[f"{median}_q3"]
-        elif column not in shown and (value is None or _number(value) is not None):
+        elif column not in not_metrics and (value is None or _number(value) is not None):
             metric, interval, bounds = column, NO_INTERVAL, (None, None)
         else:
             continue
@@ -295,7 +296,7 @@ def lm_eval_interval(metric: str, value: float, stderr: float | None, n: float |
     """(name, low, high) of an lm-eval value's interval: Wilson for an accuracy over a known
     number of samples, else the normal interval of its stderr clipped to the metric's range."""
     low_end, high_end = LM_EVAL_RANGES.get(metric, (-float("inf"), float("inf")))
-    if metric in LM_EVAL_PROPORTIONS and n and 0 <= value <= 1:
+    if metric in LM_EVAL_ACCURACIES and n and 0 <= value <= 1:
         low, high = wilson_interval(value, n)
         return LM_EVAL_WILSON, float(low), float(high)
     if stderr is None:
