@@ -338,7 +338,7 @@ def test_a_page_over_every_task_shows_each_run_with_its_n(chromium, every_task, 
     page = tmp_path / "report.html"
     code, output = report(*every_task, "--out", page)
     assert code == 0, output
-    screenshot = Path(os.environ.get("PERTURBED_UD_REPORT_SCREENSHOT", tmp_path / "report.png"))
+    screenshot = tmp_path / "report.png"
     tables = {"tables": ("table.compare", TABLE_COLUMNS)}
     seen = open_in_chromium(chromium, page, screenshot, tables)
     assert seen["errors"] == [] and seen["failed"] == []
