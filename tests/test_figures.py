@@ -142,3 +142,44 @@ def test_nonce_ratio_ticks_read_as_plain_numbers(tmp_path, spread):
     assert all(float(label) > 0 for label in numbers), numbers  # no 6×10⁻¹
     assert "Wilcoxon" in fig.axes[0].get_xlabel()
     assert (tmp_path / "nonce_ratio.png").stat().st_size > 0
+
+
+def test_an_all_zero_accuracy_plot_does_not_run_below_zero(tmp_path):
+    zeros = accuracy_table().assign(word_at_1=0.0, word_at_1_lo=0.0, word_at_1_hi=0.0)
+    fig = plots.plot_accuracy(zeros, tmp_path / "accuracy.png")
+    assert fig.axes[0].get_ylim()[0] == 0.0
+
+
+def performance_table() -> pd.DataFrame:
+    """Accuracies of a classifier under each perturbation type, with Wilson-like intervals."""
+    kinds = list(plots.PERTURBATION_STYLES)
+    return pd.DataFrame({"type": kinds, "lang": "en", "N": 24,
+                         "chrf": np.linspace(100, 20, len(kinds)),
+                         "accuracy": np.linspace(0.9, 0.3, len(kinds))}).assign(
+        accuracy_lo=lambda t: t["accuracy"] - 0.2, accuracy_hi=lambda t: t["accuracy"] + 0.1
+    )  # fmt: skip
+
+
+def test_the_perturbation_legend_sits_beside_the_points_and_error_bars(tmp_path):
+    fig = plots.plot_performance_vs_measure(
+        performance_table(), "accuracy", "chrf", "chrF", "m", tmp_path / "chrf.png"
+    )
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (legend,) = fig.legends
+    box = legend.get_window_extent(renderer)
+    assert not box.overlaps(fig.axes[0].get_window_extent(renderer))
+    assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
+
+
+def test_the_probe_figure_names_the_model_and_the_dataset(tmp_path):
+    summary = pd.DataFrame({"config": "en_seed1", "layer": 1, "metric": ["uuas", "dspr"],
+                            "sentences": 10, "original": [0.4, 0.5], "original_lo": 0.3,
+                            "original_hi": 0.6, "perturbed": [0.3, 0.4], "perturbed_lo": 0.2,
+                            "perturbed_hi": 0.5, "interval": INTERVAL})  # fmt: skip
+    model, dataset = tmp_path / "trained-bert", "someone/spud"
+    model.mkdir()
+    fig = plots.plot_probe_summary(summary, tmp_path / "probe.png", model=str(model),
+                                   dataset=dataset)  # fmt: skip
+    title = fig._suptitle.get_text()
+    assert "trained-bert on someone/spud" in title and str(tmp_path) not in title

@@ -1,6 +1,8 @@
 """perturbed-ud report end to end: two real minimal-pair runs (a causal and a masked LM) and
-lm-eval's own results file for the same pairs, on one page opened in headless Chromium;
-hostile names shown as text; what is not a run refused.
+lm-eval's own results file for the same pairs, on one page opened in headless Chromium; a
+page over a run of every task, each with its table and N, accuracies' intervals inside [0, 1],
+runs of different N and settings flagged; hostile names shown as text; what is not a run
+refused.
 
 The browser is Debian's ``chromium`` package, driven by playwright (whose own browser download
 is not used). Without it the browser test is skipped, or fails where
@@ -16,12 +18,24 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import UD_ROOT
+from datasets import Dataset
 from test_minimal_pair import COMMON, COORD, SIMPLE
+from tiny_models import bert_classifier
 
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.reporting.result_files import QUARTILES, read_runs
+from perturbed_ud.evaluation.reporting.report_page import setting_differences
+from perturbed_ud.evaluation.reporting.result_files import (
+    LM_EVAL_NORMAL,
+    LM_EVAL_WILSON,
+    NO_INTERVAL,
+    QUARTILES,
+    lm_eval_interval,
+    read_runs,
+)
+from perturbed_ud.evaluation.reporting.statistics import wilson_interval
 
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -171,8 +185,9 @@ def test_the_page_compares_the_runs_and_opens_offline_in_chromium(chromium, runs
     accuracy = json.loads((runs[1] / "results.json").read_text())["metrics"]["accuracy"][0]
     for key in ("accuracy", "accuracy_lo", "accuracy_hi"):
         assert f"{accuracy[key]:.3f}" in seen["text"]
-    acc = lm_eval["results"]["clams_pairs"]
-    assert f"{acc['acc,none'] - 1.96 * acc['acc_stderr,none']:.3f}" in seen["text"]
+    acc = lm_eval["results"]["clams_pairs"]["acc,none"]
+    low, high = wilson_interval(acc, lm_eval["n-samples"]["clams_pairs"]["effective"])
+    assert f"{low:.3f}" in seen["text"] and f"{high:.3f}" in seen["text"]
     signature = "clams:2.0.0|ambiguity:checked|langs:en"
     for provenance in ("sha256:", "content_sha256", signature, "transformers"):
         assert provenance in seen["text"]
@@ -204,9 +219,7 @@ def test_hostile_names_are_shown_as_text(runs, tmp_path):
 
 
 @pytest.mark.peer
-def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_are_left_out(
-    runs, tmp_path
-):
+def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_have_none(runs, tmp_path):
     run = tmp_path / "distance-run"
     shutil.copytree(runs[0], run)
     results = json.loads((run / "results.json").read_text())
@@ -216,14 +229,16 @@ def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_are_left
     (run / "results.json").write_text(json.dumps(results))
     lm_eval = json.loads(next(runs[2].rglob("results_*.json")).read_text())
     lm_eval["results"]["clams_pairs"]["acc_stderr,none"] = "N/A"
+    del lm_eval["n-samples"]
     lm_eval_file = tmp_path / "lm-eval.json"
     lm_eval_file.write_text(json.dumps(lm_eval))
     ours, theirs = read_runs([run, lm_eval_file])
-    (quartiles,) = ours.estimates
+    mean, quartiles = ours.estimates
     assert (quartiles.condition, quartiles.metric, quartiles.interval) == (
         "en_tau2_seed1 · layer 3", "l2", QUARTILES,
     )  # fmt: skip
-    assert (quartiles.value, quartiles.low, quartiles.high) == (2.0, 1.0, 4.0)
+    assert (quartiles.value, quartiles.low, quartiles.high, quartiles.n) == (2.0, 1.0, 4.0, 9)
+    assert (mean.metric, mean.interval, mean.value, mean.low) == ("l2_mean", NO_INTERVAL, 2.5, None)
     (acc,) = theirs.estimates
     assert (acc.metric, acc.interval, acc.low, acc.high) == ("acc", "no stderr", None, None)
 
@@ -257,3 +272,134 @@ def test_what_is_not_a_run_is_refused(tmp_path, name, content, message):
     code, output = report(path, "--out", tmp_path / "report.html")
     assert code == 1 and output.startswith("error: ") and message in output
     assert not (tmp_path / "report.html").exists()
+
+
+def cli(*args) -> None:
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def nli_dataset(folder: Path, tokenizer: Path) -> Path:
+    """A local_structure build of an NLI dataset in miniature: pairs of UD sentences."""
+    lines = (UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu").read_text().splitlines()
+    texts = [line.split("=", 1)[1].strip() for line in lines if line.startswith("# text =")]
+    rows = {"premise": texts[:12], "hypothesis": texts[1:13], "label": [i % 3 for i in range(12)]}
+    (folder / "nli" / "data").mkdir(parents=True)
+    Dataset.from_dict(rows).to_parquet(folder / "nli" / "data" / "test.parquet")
+    cli("build", "local_structure", "--hf-dataset", folder / "nli", "--hf-split", "test",
+        "--text-columns", "premise,hypothesis", "--langs", "en", "--seeds", "1",
+        "--tokenizer", tokenizer, "--rhos", "char_phrase_shuffle=0.5",
+        "--rhos", "char_neighbour_flip=0.5", "--rhos", "subword_phrase_shuffle=0.5",
+        "--rhos", "subword_neighbour_flip=0.5", "--out", folder / "built")  # fmt: skip
+    return folder / "built" / "local_structure"
+
+
+@pytest.fixture(scope="module")
+def every_task(runs, spud_en5, tiny_bert, tiny_gpt2, tmp_path_factory) -> list[Path]:
+    """A run of every task, two score runs on spud of different --limit, and lm-eval's
+    results."""
+    work = tmp_path_factory.mktemp("every-task")
+    ud = {"ud_root": str(UD_ROOT), "langs": ["en"], "seeds": [1]}
+    data = {
+        "perturbed-ud": perturbed_ud.build("perturbed-ud", work / "word-order", limit=8, **ud),
+        "substitution": perturbed_ud.build("substitution", work / "substitution",
+                                           methods=["copos_treebank"], taus=[1], copies=2,
+                                           limit=5, **ud),
+        "nli": nli_dataset(work, tiny_bert),
+    }  # fmt: skip
+    classifier = bert_classifier(tiny_bert, work / "classifier", initializer_range=0.5)
+    probe = ("--ud-root", UD_ROOT, "--train-split", "dev", "--train-limit", 20, "--probes",
+             "distance", "--layers", 1, "--probe-seeds", 1, "--epochs", 1)  # fmt: skip
+    commands = {
+        "masked-word": ("masked-word", data["perturbed-ud"], tiny_bert),
+        "score-spud": ("score", spud_en5, tiny_gpt2),
+        "score-spud-3": ("score", spud_en5, tiny_gpt2, "--limit", 3),
+        "score-local": ("score", data["nli"], tiny_gpt2, "--kind", "causal",
+                        "--words-column", "premise"),
+        "distance": ("distance", data["substitution"], tiny_bert),
+        "probe": ("probe", data["substitution"], tiny_bert, *probe),
+        "classify": ("classify", data["nli"], classifier, "--text-columns", "premise,hypothesis"),
+    }  # fmt: skip
+    for name, (task, dataset, model, *options) in commands.items():
+        cli("evaluate", task, "--dataset", dataset, "--model", model, "--out", work / name,
+            *options)  # fmt: skip
+    return [work / name for name in commands] + runs
+
+
+TABLE_COLUMNS = """tables => tables.map(t => ({
+    runs: [...t.tHead.rows[0].querySelectorAll('th.run-start')].map(th => th.innerText),
+    rows: [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.innerText))}))"""
+ACCURACIES = ("accuracy", "acc", "acc_norm", "word_at_1", "word_at_5")
+
+
+@pytest.mark.browser
+@pytest.mark.peer
+def test_a_page_over_every_task_shows_each_run_with_its_n(chromium, every_task, tmp_path):
+    page = tmp_path / "report.html"
+    code, output = report(*every_task, "--out", page)
+    assert code == 0, output
+    screenshot = tmp_path / "report.png"
+    tables = {"tables": ("table.compare", TABLE_COLUMNS)}
+    seen = open_in_chromium(chromium, page, screenshot, tables)
+    assert seen["errors"] == [] and seen["failed"] == []
+    with_n = set()
+    for table in seen["tables"]:
+        for row in table["rows"]:
+            metric, cells = row[2], row[4:]
+            per_run = [cells[i : i + 4] for i in range(0, len(cells), 4)]
+            for run, (value, low, high, n) in zip(table["runs"], per_run, strict=True):
+                if n.rstrip(" ≠").isdigit():
+                    with_n.add(run)
+                if metric in ACCURACIES and low != "—":
+                    assert 0 <= float(low) <= float(value) <= float(high) <= 1, (run, row)
+    lm_eval = json.loads(next(every_task[-1].rglob("results_*.json")).read_text())
+    names = [path.name for path in every_task[:-1]] + [lm_eval["model_name"]]
+    assert with_n == set(names)
+    assert "runs differ in N" in seen["text"] and "limit: all vs 3" in seen["text"]
+    assert "correlations" in seen["text"] and "spearman_rho" in seen["text"]
+    assert LM_EVAL_WILSON in seen["text"]
+
+
+def test_lm_eval_intervals_stay_in_the_metrics_range_and_are_named():
+    def rounded(interval):
+        name, low, high = interval
+        return name, round(low, 4), round(high, 4)
+
+    assert rounded(lm_eval_interval("acc", 0.15, 0.0819, None)) == (
+        f"{LM_EVAL_NORMAL}, clipped", 0.0, 0.3105,
+    )  # fmt: skip
+    assert rounded(lm_eval_interval("acc", 0.15, 0.0819, 20)) == (LM_EVAL_WILSON, 0.0524, 0.3604)
+    assert lm_eval_interval("acc", 0.95, 0.05, None)[2] == 1.0
+    assert rounded(lm_eval_interval("loglikelihood", -3.0, 1.0, 20)) == (
+        LM_EVAL_NORMAL, -4.96, -1.04,
+    )  # fmt: skip
+
+
+def test_runs_are_told_apart_by_the_settings_they_differ_in(our_runs, tmp_path):
+    run = tmp_path / "limited"
+    shutil.copytree(our_runs[0], run)
+    results = json.loads((run / "results.json").read_text())
+    results["signature"] = results["signature"].replace("|limit:all|", "|limit:20|")
+    (run / "results.json").write_text(json.dumps(results))
+    causal, masked, limited = read_runs([our_runs[0], our_runs[1], run])
+    assert setting_differences([causal, limited]) == ("limit: all vs 20",)
+    (model, *rest) = setting_differences([causal, masked])
+    assert model.startswith("model: ") and " vs " in model
+    assert "kind: causal vs masked" in rest
+
+
+def test_numbers_without_an_interval_are_shown_with_their_n(tmp_path):
+    run = tmp_path / "score-run"
+    run.mkdir()
+    row = {"config": "en_seed1", "split": "char_full_shuffle", "lang": "en", "rho": None,
+           "model_name": "gpt2", "N": 10, "too_long": 0, "perplexity": 72.5}  # fmt: skip
+    correlation = {"level": "all", "group": "all", "performance": "perplexity",
+                   "measure": "chrf", "settings": 8, "spearman_rho": -0.81}  # fmt: skip
+    results = {"task": "score", "signature": "score|model:gpt2|limit:all", "model": {},
+               "dataset": {"name": "data"},
+               "metrics": {"settings": [row], "correlations": [correlation]}}  # fmt: skip
+    (run / "results.json").write_text(json.dumps(results))
+    (ours,) = read_runs([run])
+    shown = {(e.metric, e.interval, e.value, e.n) for e in ours.estimates}
+    assert shown == {("too_long", NO_INTERVAL, 0, 10), ("perplexity", NO_INTERVAL, 72.5, 10),
+                     ("spearman_rho", NO_INTERVAL, -0.81, 8)}  # fmt: skip

@@ -79,6 +79,7 @@ def grouped_bars(
     chance: float | None = None,
     missing: str | None = None,
     floor: float | None = None,
+    lowest: float | None = None,
 ) -> Figure:
     """Bars of ``table[column]`` for each series column, with ``column_lo``/``_hi`` errors.
 
@@ -86,8 +87,9 @@ def grouped_bars(
     under each; the ``interval`` column names the error bars under the title. ``chance``
     draws a dashed line there; a bar without a value is marked n/a and ``missing`` says why
     beneath the figure. Intervals reaching below ``floor`` are cut at the axis, so that one
-    wide interval (S over a near-zero A_Orig) does not flatten every bar. The legend sits
-    below the panels, clear of titles and bars.
+    wide interval (S over a near-zero A_Orig) does not flatten every bar. ``lowest`` is the
+    least value the metric can take (0 for accuracies): the axis does not run below it, even
+    where every bar is 0. The legend sits below the panels, clear of titles and bars.
     """
     series = {c: label for c, label in series.items() if c in table and table[c].notna().any()}
     if not series:
@@ -137,6 +139,8 @@ def grouped_bars(
     if floor is not None and bottom < floor:
         axes[0].set_ylim(floor, top)
         notes.append(f"intervals below {floor:g} are cut at the axis")
+    elif lowest is not None and bottom < lowest:
+        axes[0].set_ylim(lowest, top)
     if notes:
         axes[-1].set_xlabel("; ".join(notes), fontsize="x-small", color="dimgrey")
     return save(fig, path)
@@ -166,6 +170,7 @@ def plot_accuracy(
         ylabel="accuracy",
         colours={c.released: condition_colour(c.order, c.lemma) for c in conditions.all},
         missing="no items of this condition for the language",
+        lowest=0.0,
     )
 
 
@@ -328,26 +333,34 @@ def plot_performance_vs_measure(
     if measure == "chrf":
         ax.invert_xaxis()  # left to right: more local structure destroyed
     ax.grid(alpha=0.3)
-    ax.legend(title="perturbation", fontsize="small", loc="best")
+    # beside the axes: inside, it would hide points and error bars wherever it sat
+    fig.legend(title="perturbation", fontsize="small", loc="outside right upper", frameon=False)
     langs = ", ".join(sorted(map(str, table["lang"].dropna().unique()))) if "lang" in table else ""
     counts = count_label(table["N"]) if "N" in table else ""
-    shown = Path(model_name).name if Path(model_name).is_dir() else model_name  # a folder
     ax.set_title(
-        f"{shown}: {performance} against {measure_name}\n"
+        f"{shown_name(model_name)}: {performance} against {measure_name}\n"
         f"{langs}{', ' if langs else ''}{counts} per setting, {len(table)} settings",
         fontsize="medium",
     )
     return save(fig, path)
 
 
-def plot_probe_summary(summary: pd.DataFrame, path: str | Path) -> Figure:
+def shown_name(name: str) -> str:
+    """A model or dataset as a figure names it: a local folder by its own name, without the
+    path to it; a Hub id as it is."""
+    return Path(name).name if Path(name).is_dir() else name
+
+
+def plot_probe_summary(summary: pd.DataFrame, path: str | Path, *, model: str,
+                       dataset: str) -> Figure:  # fmt: skip
     """Each probe metric on the original and the perturbed sentences (worst copy), one panel
-    per config and layer, with the bootstrap intervals."""
+    per config and layer, with the bootstrap intervals; the title names the model whose
+    layers were probed and the dataset."""
     table = summary.assign(
         model_name=summary["config"] + ", layer " + summary["layer"].astype(str),
         lang=summary["metric"],
         N=summary["sentences"],
     )
     series = {"original": "original", "perturbed": "perturbed (worst copy)"}
-    return grouped_bars(table, series, path, title="probes: original against perturbed",
-                        ylabel="metric")  # fmt: skip
+    title = f"{shown_name(model)} on {shown_name(dataset)}: probes, original against perturbed"
+    return grouped_bars(table, series, path, title=title, ylabel="metric")

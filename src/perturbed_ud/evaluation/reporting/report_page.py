@@ -35,6 +35,11 @@ class ComparisonRow:
     interval: str
     cells: tuple[Estimate | None, ...]  # one per run of the table; None: the run has no value
 
+    @property
+    def counts_differ(self) -> bool:
+        """Whether the runs' values of this row are computed from different N."""
+        return len({cell.n for cell in self.cells if cell is not None}) > 1
+
 
 @dataclass(frozen=True)
 class ComparisonTable:
@@ -43,6 +48,11 @@ class ComparisonTable:
     title: str
     runs: tuple[str, ...]  # the runs with a value in this table, in the order given
     rows: tuple[ComparisonRow, ...]
+    differences: tuple[str, ...]  # the settings its runs differ in: "limit: 20 vs all"
+
+    @property
+    def counts_differ(self) -> bool:
+        return any(row.counts_differ for row in self.rows)
 
 
 def write_comparison_page(paths: list[str | Path], out: str | Path) -> Path:
@@ -59,6 +69,7 @@ def render_page(runs: list[RunResults]) -> str:
     environment = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
                               lstrip_blocks=True)  # fmt: skip
     environment.filters["number"] = number
+    environment.filters["count"] = count
     template = environment.from_string(
         files(__package__).joinpath("report_page.html").read_text(encoding="utf-8")
     )
@@ -87,9 +98,22 @@ def comparison_tables(runs: list[RunResults]) -> list[ComparisonTable]:
                     ComparisonRow(*key, cells=tuple(cells.get(index) for index in present))
                     for key, cells in rows.items()
                 ),
+                differences=setting_differences([runs[index] for index in present]),
             )
         )
     return result
+
+
+def setting_differences(runs: list[RunResults]) -> tuple[str, ...]:
+    """The settings whose values are not the same in all the runs, each as its values in the
+    runs' order: ``limit: 20 vs all``."""
+    settings = [dict(run.settings) for run in runs]
+    keys = dict.fromkeys(key for values in settings for key in values)
+    return tuple(
+        f"{key}: " + " vs ".join(values.get(key, "—") for values in settings)
+        for key in keys
+        if len({values.get(key) for values in settings}) > 1
+    )
 
 
 def figures_by_name(runs: list[RunResults]) -> dict[str, list[tuple[str, str]]]:
@@ -103,10 +127,19 @@ def figures_by_name(runs: list[RunResults]) -> dict[str, list[tuple[str, str]]]:
     return figures
 
 
+def count(value: float | None) -> str:
+    """An N as a whole number, or a dash where the row names none."""
+    if value is None or value != value:
+        return "—"
+    return f"{value:.0f}" if value == int(value) else f"{value:g}"
+
+
 def number(value: float | None) -> str:
     """Three decimals, or three significant digits where decimals would hide the value."""
     if value is None or value != value:
         return "—"
+    if isinstance(value, int):
+        return str(value)
     return f"{value:.3f}" if value == 0 or 1e-3 <= abs(value) < 1e5 else f"{value:.3g}"
 
 

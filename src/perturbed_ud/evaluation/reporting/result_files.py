@@ -3,12 +3,14 @@ folder of ``perturbed-ud evaluate`` (its ``results.json`` and PNG figures), or
 lm-evaluation-harness results (the ``results_<date>.json`` that ``lm_eval --output_path``
 writes, any JSON file holding what ``lm_eval.simple_evaluate`` returns, or a folder of them).
 
-Every number that has an interval becomes an `Estimate`. Ours come from the metrics tables of
-``results.json``: a column ``X`` beside ``X_lo`` and ``X_hi`` (the interval the row's
-``interval`` column names), or ``X_median`` beside ``X_q1`` and ``X_q3`` (the median and its
-interquartile range: distances and nonce ratios have no confidence interval). lm-eval's come
-from ``metric,filter`` and ``metric_stderr,filter`` as value ± 1.96 stderr, the normal interval
-its standard error implies, not clipped. Numbers without either are left to the run's tables.
+Every number of every metrics table becomes an `Estimate`, with the N it is computed from
+where the row names one. Ours come from the metrics tables of ``results.json``: a column ``X``
+beside ``X_lo`` and ``X_hi`` has the interval the row's ``interval`` column names, ``X_median``
+beside ``X_q1`` and ``X_q3`` the interquartile range (distances and nonce ratios have no
+confidence interval), and any other number none. lm-eval's come from ``metric,filter``: an
+accuracy with the task's sample count gets a Wilson interval; otherwise
+``metric_stderr,filter`` gives the normal interval value ± 1.96 stderr, clipped to the range
+the metric can take.
 """
 
 from __future__ import annotations
@@ -23,12 +25,30 @@ from pathlib import Path
 from ...errors import InputError
 from ...files import read_json_object
 from ...redaction import redact_all
+from .statistics import WILSON, wilson_interval
 
 # Row columns that say which condition a number is of, in the order they are shown.
-CONDITION_COLUMNS = ("config", "split", "condition", "construction", "layer", "measure", "metric")
+CONDITION_COLUMNS = ("config", "split", "condition", "construction", "unit", "method", "type",
+                     "script", "rho", "tau", "seed", "level", "group", "performance", "layer",
+                     "probe", "probe_seed", "measure", "metric", "copies",
+                     "probe_seeds")  # fmt: skip
+# Row columns that say whose row it is or how its interval was computed: not numbers of it.
+RUN_COLUMNS = ("model_name", "run_model", "run_seed", "lang", "interval")
+# The count a row's numbers are computed from: the first of these columns the row has
+# (``settings``: the settings a correlation runs over).
+COUNT_COLUMNS = ("N", "sentences", "settings")
 QUARTILES = "median, interquartile range"
+NO_INTERVAL = "none"
 LM_EVAL_TABLE = "lm-eval tasks"
-LM_EVAL_INTERVAL = "value ± 1.96 stderr"
+LM_EVAL_WILSON = f"{WILSON} from acc and N (lm-eval n-samples)"
+LM_EVAL_NORMAL = "normal approx. from lm-eval stderr (value ± 1.96 stderr)"
+# lm-eval metrics that are the share of samples right, which a Wilson interval fits.
+LM_EVAL_ACCURACIES = ("acc", "acc_norm", "acc_mutual_info", "exact_match", "mc1")
+# The values an lm-eval metric can take, for clipping the normal interval of its stderr.
+LM_EVAL_RANGES = {name: (0.0, 1.0) for name in (*LM_EVAL_ACCURACIES, "f1", "mc2")} | {
+    "mcc": (-1.0, 1.0), "perplexity": (1.0, float("inf")), "word_perplexity": (1.0, float("inf")),
+    "byte_perplexity": (1.0, float("inf")), "bits_per_byte": (0.0, float("inf")),
+}  # fmt: skip
 # What a run's provenance shows of lm-eval's ``config``: the model, then how it was run.
 LM_EVAL_MODEL = ("model", "model_args", "model_revision", "model_sha", "model_dtype",
                  "model_num_parameters")  # fmt: skip
@@ -48,6 +68,7 @@ class Estimate:
     value: float | None
     low: float | None
     high: float | None
+    n: float | None = None  # the count it is computed from, where known
 
 
 @dataclass(frozen=True)
@@ -60,6 +81,7 @@ class RunResults:
     model: str
     data: str
     signature: str | None
+    settings: tuple[tuple[str, str], ...]  # what the run was asked to do, for telling runs apart
     provenance: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # (section, (key, text))
     estimates: tuple[Estimate, ...]
     figures: tuple[Path, ...]
@@ -113,7 +135,8 @@ def _section(name: str, values: dict) -> tuple[str, tuple[tuple[str, str], ...]]
 
 
 def _number(value) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A number of a results file, a count kept whole so that it shows without decimals."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _our_run(folder: Path) -> RunResults:
@@ -158,20 +181,33 @@ def _our_run(folder: Path) -> RunResults:
         model=_text(model.get("model")),
         data=data,
         signature=_text(results["signature"]),
+        settings=signature_settings(_text(results["signature"])),
         provenance=provenance,
         estimates=tuple(estimates),
         figures=tuple(sorted(folder.glob("*.png"))),
     )
 
 
+def signature_settings(signature: str) -> tuple[tuple[str, str], ...]:
+    """A run signature (``task|key:value|...``) as its settings, the task first."""
+    task, *parts = signature.split("|")
+    return (("task", task), *(tuple(part.partition(":")[::2]) for part in parts))
+
+
 def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
-    """The numbers of one metrics row that come with an interval."""
+    """Every number of one metrics row, with its interval where the row has one."""
     condition = " · ".join(
         f"{key} {row[key]}" if _number(row[key]) is not None else str(row[key])
         for key in CONDITION_COLUMNS
         if row.get(key) is not None
     )
-    common = {"table": table, "language": _text(row.get("lang")), "condition": condition}
+    count = next((row[key] for key in COUNT_COLUMNS if _number(row.get(key)) is not None), None)
+    common = {"table": table, "language": _text(row.get("lang")), "condition": condition,
+              "n": _number(count)}  # fmt: skip
+    bounds_of = {f"{c}_{end}" for c in row for end in ("lo", "hi")} | {
+        f"{c.removesuffix('_median')}_{end}" for c in row for end in ("q1", "q3")
+    }
+    not_metrics = set(CONDITION_COLUMNS + RUN_COLUMNS + COUNT_COLUMNS) | bounds_of
     for column, value in row.items():
         median = column.removesuffix("_median")
         if f"{column}_lo" in row and f"{column}_hi" in row:
@@ -180,6 +216,8 @@ def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
         elif median != column and f"{median}_q1" in row and f"{median}_q3" in row:
             metric, interval = median, QUARTILES
             bounds = row[f"{median}_q1"], row[f"{median}_q3"]
+        elif column not in not_metrics and (value is None or _number(value) is not None):
+            metric, interval, bounds = column, NO_INTERVAL, (None, None)
         else:
             continue
         yield Estimate(**common, metric=metric, interval=interval, value=_number(value),
@@ -224,27 +262,46 @@ def _lm_eval_run(path: Path) -> RunResults:
         model=_text(model),
         data=", ".join(tasks),
         signature=None,
+        settings=(
+            ("model", _text(model)),
+            *((k, _text(config.get(k))) for k in LM_EVAL_SETTINGS),
+        ),  # fmt: skip
         provenance=tuple(provenance),
-        estimates=tuple(_lm_eval_estimates(results["results"])),
+        estimates=tuple(_lm_eval_estimates(results["results"], results.get("n-samples") or {})),
         figures=(),
     )
 
 
-def _lm_eval_estimates(results: dict) -> Iterator[Estimate]:
-    """``metric,filter`` values with ``metric_stderr,filter`` as value ± 1.96 stderr."""
+def _lm_eval_estimates(results: dict, samples: dict) -> Iterator[Estimate]:
+    """``metric,filter`` values with their interval, for each task with its sample count."""
     for task, values in results.items():
         if not isinstance(values, dict):
             continue
+        counts = samples.get(task) if isinstance(samples.get(task), dict) else {}
+        n = _number(counts.get("effective", counts.get("original")))
         for key, value in values.items():
             metric, comma, kept = key.partition(",")
             if not comma or metric.endswith("_stderr") or _number(value) is None:
                 continue
             stderr = _number(values.get(f"{metric}_stderr,{kept}"))
-            known = stderr is not None
-            bounds = (value - 1.96 * stderr, value + 1.96 * stderr) if known else (None, None)
+            interval, low, high = lm_eval_interval(metric, float(value), stderr, n)
             yield Estimate(
                 table=LM_EVAL_TABLE, language="—", condition=str(task),
                 metric=metric if kept == "none" else f"{metric} ({kept})",
-                interval=LM_EVAL_INTERVAL if known else "no stderr", value=float(value),
-                low=bounds[0], high=bounds[1],
+                interval=interval, value=float(value), low=low, high=high, n=n,
             )  # fmt: skip
+
+
+def lm_eval_interval(metric: str, value: float, stderr: float | None, n: float | None):
+    """(name, low, high) of an lm-eval value's interval: Wilson for an accuracy over a known
+    number of samples, else the normal interval of its stderr clipped to the metric's range."""
+    low_end, high_end = LM_EVAL_RANGES.get(metric, (-float("inf"), float("inf")))
+    if metric in LM_EVAL_ACCURACIES and n and 0 <= value <= 1:
+        low, high = wilson_interval(value, n)
+        return LM_EVAL_WILSON, float(low), float(high)
+    if stderr is None:
+        return "no stderr", None, None
+    clipped = ", clipped" if metric in LM_EVAL_RANGES else ""
+    low = min(max(value - 1.96 * stderr, low_end), high_end)
+    high = max(min(value + 1.96 * stderr, high_end), low_end)
+    return LM_EVAL_NORMAL + clipped, low, high

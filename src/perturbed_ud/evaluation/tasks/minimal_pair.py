@@ -185,7 +185,7 @@ def evaluate_minimal_pairs(
     grouped_bars(
         flat.assign(interval=table["interval"].iloc[0]), constructions, run / "accuracy.png",
         title="Minimal-pair accuracy: pairs whose grammatical sentence scores higher",
-        ylabel="accuracy", chance=0.5,
+        ylabel="accuracy", chance=0.5, lowest=0.0,
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
     finish(run, header, {"accuracy": records(table)}, pairs=len(scored), outcomes=outcomes)

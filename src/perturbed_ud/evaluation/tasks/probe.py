@@ -616,7 +616,7 @@ def evaluate_probes(
         summary["definition"] = summary["metric"].map(protocol.definitions)
     write_table(summary, run / "probe_summary.csv", markdown=True)
     if len(summary):
-        plot_probe_summary(summary, run / "probe_summary.png")
+        plot_probe_summary(summary, run / "probe_summary.png", model=model, dataset=dataset)
     losses = pd.DataFrame(rows["gold_graph"].tolist(), index=rows.index)
     orig = rows["split"] == "orig"
     graphs = losses[orig].groupby([rows["config"], rows["lang"]], sort=False).sum().reset_index()
