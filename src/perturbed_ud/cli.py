@@ -308,7 +308,7 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 @click.option("--revision", help="Tokenizer revision.")
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
 @click.option(
-    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
+    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper", show_default=True,
     help="paper, or lrec2026: the released code's word matching and top-k.",
 )  # fmt: skip
 @click.option("--out", required=True, type=GivenPath(), help="Folder of the balanced dataset.")
