@@ -183,6 +183,16 @@ def test_a_language_model_is_refused_before_anything_is_written(dataset, tiny_gp
     assert not out.exists()
 
 
+def test_text_columns_the_dataset_lacks_are_refused_leaving_no_folder(
+    dataset, classifier, tmp_path
+):
+    out = tmp_path / "run"  # the default --text-columns is text; these rows are pairs
+    result = cli("evaluate", "classify", "--dataset", dataset, "--model", classifier,
+                 "--out", out, code=1)  # fmt: skip
+    assert result.stderr.startswith("error: ") and "text" in result.stderr
+    assert not out.exists()
+
+
 def test_labels_out_of_the_models_range_are_refused(dataset, classifier, tmp_path):
     result = cli("evaluate", "classify", "--dataset", dataset, "--model", classifier,
                  "--text-columns", "premise", "--label-column", "premise_idc",

@@ -60,6 +60,36 @@ def test_the_reference_covers_every_build_and_evaluate_subcommand(cli_reference)
         assert f"## `perturbed-ud evaluate {name}`" in text
 
 
+def commands(command, ctx):
+    """Every command below ``command`` with its context, as `--help` builds them."""
+    import click
+
+    if not isinstance(command, click.Group):
+        yield command, ctx
+        return
+    for name in command.list_commands(ctx):
+        sub = command.get_command(ctx, name)
+        yield from commands(sub, click.Context(sub, info_name=name, parent=ctx))
+
+
+def test_every_default_is_shown_in_the_help():
+    """An option that takes a value when left out says which (``[default: …]``), so that
+    no setting of a run is chosen silently; flags off by default and unset options need not."""
+    import click
+
+    from perturbed_ud.cli import main
+
+    silent = [
+        f"{ctx.command_path} {option.opts[0]}"
+        for command, ctx in commands(main, click.Context(main, info_name="perturbed-ud"))
+        for option in command.params
+        if isinstance(option, click.Option) and not option.hidden
+        and option.to_info_dict()["default"] not in (None, False, (), [])
+        and "default:" not in option.get_help_record(ctx)[1]
+    ]  # fmt: skip
+    assert silent == []
+
+
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 
 

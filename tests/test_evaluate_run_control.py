@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pandas as pd
@@ -198,13 +201,44 @@ def test_resume_and_interrupt_say_what_is_kept(data, tmp_path, tiny_bert, monkey
     args = ("minimal-pair", data / "clams", tiny_bert, run, "--splits", "prep_anim,subj_rel",
             "--limit", "3")  # fmt: skip
     result = evaluate(*args)
-    assert result.exit_code == 1 and not (run / "results.json").exists()
+    assert result.exit_code == 130 and not (run / "results.json").exists()
     assert (f"interrupted: 1 of 2 chunks are kept in {run}; run the same command again "
             "to resume") in result.stderr  # fmt: skip
     result = evaluate(*args)
     assert result.exit_code == 0, result.output
     assert f"resuming {run}: 1 of 2 chunks done, 1 to score" in result.stderr
     assert len(calls) == 3 and len(pd.read_parquet(run / "pairs.parquet")) == 6
+
+
+@pytest.mark.subprocess
+def test_ctrl_c_ends_a_run_with_one_line_and_status_130(tmp_path, tiny_bert):
+    """A real SIGINT, once the run is under way: our line on what is kept, no click
+    ``Aborted!``, no traceback, and the status a shell gives a command ended by Ctrl-C."""
+    english = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"  # 323 sentences
+    perturbed_ud.build("perturbed-ud", tmp_path, files=[str(english)], seeds=[1])
+    run = tmp_path / "run"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "perturbed_ud", "evaluate", "masked-word", "--dataset",
+         str(tmp_path / "perturbed-ud"), "--model", str(tiny_bert), "--out", str(run)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        while not (run / "run.json").exists():  # written just before the first chunk
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130, stderr
+    *_, last = stderr.splitlines()
+    assert re.fullmatch(
+        rf"interrupted: \d+ of \d+ chunks are kept in {re.escape(str(run))}; run the same "
+        "command again to resume",
+        last,
+    ), stderr
+    assert "Aborted" not in stderr and "Traceback" not in stderr
 
 
 @pytest.mark.subprocess

@@ -291,7 +291,7 @@ def test_a_killed_probe_run_resumes_from_its_probes_and_chunks_and_writes_files_
     monkeypatch.setattr(os, "replace", replace)
     run = tmp_path / "run"
     result = probe_command(spud, tiny_bert, run, *args)
-    assert result.exit_code == 1 and not (run / "results.json").exists()
+    assert result.exit_code == 130 and not (run / "results.json").exists()
     assert f"interrupted: 1 of 2 chunks are kept in {run}" in result.stderr
     assert len(list((run / "chunks" / "probes").rglob("*.pt"))) == 2
 

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import click
 
-from .errors import InputError, PerturbedUDError
+from .errors import InputError, Interrupted, PerturbedUDError
 from .options import NAME_OR_PATH, GivenPath
 from .redaction import redact
 from .registry import FAMILIES, TASKS
 
 
 class _Commands(click.Group):
-    """Any command's `PerturbedUDError` ends it as one ``error:`` line with exit status 1;
+    """Any command's `PerturbedUDError` ends it as one ``error:`` line with exit status 1,
+    Ctrl-C as one ``interrupted`` line (what was kept, where a command says) with status 130;
     every other exception is a bug and keeps its traceback."""
 
     def invoke(self, ctx: click.Context):
@@ -25,6 +26,11 @@ class _Commands(click.Group):
         except PerturbedUDError as err:
             click.echo(f"error: {redact(str(err))}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt as err:
+            click.echo(
+                redact(str(err)) if isinstance(err, Interrupted) else "interrupted", err=True
+            )
+            ctx.exit(130)
 
 
 def _exit_on_sigterm(signum: int, frame) -> None:
@@ -382,7 +388,7 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 @click.option("--revision", help="Tokenizer revision.")
 @click.option("--max-span-pieces", type=int, default=6, show_default=True)
 @click.option(
-    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper",
+    "--scoring", type=click.Choice(["paper", "lrec2026"]), default="paper", show_default=True,
     help="paper, or lrec2026: the released code's word matching and top-k.",
 )  # fmt: skip
 @click.option("--out", required=True, type=GivenPath(), help="Folder of the balanced dataset.")

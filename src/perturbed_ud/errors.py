@@ -48,9 +48,18 @@ class SourceError(PerturbedUDError):
     """A treebank could not be found or fetched; the message says where we looked."""
 
 
+class MissingSplitError(SourceError):
+    """A treebank found without the split asked for (many have a test split only)."""
+
+
 class RunError(PerturbedUDError):
     """A run folder that belongs to other settings or data."""
 
 
 class PushError(PerturbedUDError):
     """A dataset folder cannot be published; the message says why and what to do."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with one line saying what was kept; the CLI prints it and exits with status
+    130, as a shell does for a command ended by SIGINT."""

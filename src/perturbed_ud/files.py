@@ -261,6 +261,26 @@ def output_folder(path: str | Path) -> Path:
 
 
 @contextmanager
+def left_as_found(folder: str | Path) -> Iterator[Path]:
+    """``folder`` for the block; a block that fails (a refusal, Ctrl-C) takes back the empty
+    folders it created on the way to ``folder``, so a refused command leaves no trace. What
+    holds a file stays: finished work is kept for the next run."""
+    folder = Path(folder)
+    created = [p for p in [folder, *folder.parents] if not os.path.lexists(p)]
+    try:
+        yield folder
+    except BaseException:
+        for path in created:
+            try:
+                path.rmdir()
+            except FileNotFoundError:
+                continue
+            except OSError:  # holds something: so do its parents
+                break
+        raise
+
+
+@contextmanager
 def exclusive(lock: Path, what: str) -> Iterator[None]:
     """Hold the lock file ``lock`` for the block, so that two processes never write ``what``
     at once; the second gets an `OutputError`. The kernel releases the lock when its process

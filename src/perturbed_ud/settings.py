@@ -134,7 +134,7 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
             if default:
                 flag = f"{flag}/--no-{flag[2:]}"
             options.append(click.Option([flag, f.name], is_flag=True, default=bool(default),
-                                        help=help_text))  # fmt: skip
+                                        show_default=bool(default), help=help_text))  # fmt: skip
             continue
         if meta["repeat"]:
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING

@@ -21,8 +21,8 @@ from rich.progress import Progress
 
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, check_manifest_text, content_hash
-from ..errors import InputError
-from ..files import guard_output
+from ..errors import InputError, Interrupted
+from ..files import guard_output, left_as_found
 from ..registry import FAMILIES
 from ..version import __version__
 from .family import DatasetFamily, config_id
@@ -61,6 +61,17 @@ def write_dataset(
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
     final = guard_output(final, family.inputs(), replaced_whole=True)
+    try:
+        with left_as_found(final.parent):
+            return _write(family, final, overwrite, workers)
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted: {final} was not written (a build is written whole or not at all)"
+        ) from None
+
+
+def _write(family: DatasetFamily, final: Path, overwrite: bool, workers: int) -> Path:
+    """The build proper, in a temporary folder that becomes ``final`` only when complete."""
     with atomic_folder(final, overwrite=overwrite) as root:
         jobs = family.jobs()
         results = []

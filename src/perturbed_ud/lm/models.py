@@ -100,10 +100,11 @@ def pretrained(auto, name: str, revision: str | None, **options):
 def _not_loaded(name: str, err: Exception) -> str:
     """A name that exists nowhere is reported as a missing folder where it can only be a path
     (huggingface_hub would only say that it is not a valid repo id), and as both a missing
-    folder and a Hub id where it could be either (``namespace/repo``)."""
+    folder and a Hub id where it could be either (``namespace/repo``); on one line."""
     from huggingface_hub.errors import HFValidationError
     from huggingface_hub.utils import validate_repo_id
 
+    err = " ".join(str(err).split())  # the library's lines, as one line of ours
     if Path(name).exists():
         return f"cannot load {name}: {err}"
     try:

@@ -44,7 +44,12 @@ class WordVectors:
 
 def hidden_layers(lm: LanguageModel) -> int:
     """How many hidden states a forward pass gives: the embeddings and each layer."""
-    return int(lm.model.config.get_text_config().num_hidden_layers) + 1
+    return hidden_states_of(lm.model.config)
+
+
+def hidden_states_of(config) -> int:
+    """`hidden_layers` from a model's config alone, before its weights are read."""
+    return int(config.get_text_config().num_hidden_layers) + 1
 
 
 def word_vectors(

@@ -18,7 +18,7 @@ from importlib.resources import files as package_files
 from pathlib import Path
 
 from ..download import cache_dir, cached, fetch_all
-from ..errors import SourceError
+from ..errors import MissingSplitError, SourceError
 from ..files import check_name, file_sha256
 from ..licences import stated_licence
 from .conllu_io import conllu_stem, split_files
@@ -276,7 +276,7 @@ def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank
         raise SourceError(f"treebank folder {folder} not found (language {lang!r})")
     files = split_files(folder, split)
     if not files:
-        raise SourceError(f"{folder} has no *-ud-{split}.conllu file")
+        raise MissingSplitError(f"{folder} has no *-ud-{split}.conllu file")
     return _treebank(lang, name, conllu_stem(files[0]).split("-ud-")[0], files, folder)
 
 

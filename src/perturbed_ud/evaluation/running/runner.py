@@ -36,12 +36,13 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.progress import Progress
 
-from ...errors import InputError, RunError
+from ...errors import InputError, Interrupted, RunError
 from ...files import (
     atomic_path,
     check_name,
     exclusive,
     guard_output,
+    left_as_found,
     output_folder,
     read_json_object,
     refuse_links,
@@ -110,18 +111,49 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
                     "--overwrite to replace the run, or choose another --out"
                 ) from None
             previous = {}
-        if previous.get("signature") != redact(header["signature"]):  # as it was written
+        signature = redact(header["signature"])  # as it was written
+        if previous.get("signature") != signature:
             if scored and not overwrite:
+                changes = signature_changes(str(previous.get("signature")), signature)
                 raise RunError(
-                    f"{run} holds a run with other settings or data "
-                    f"({previous.get('signature')}): add --overwrite to replace it, or "
-                    "choose another --out"
+                    f"{run} holds a run with other settings or data ({changes}): add "
+                    "--overwrite to replace it, or choose another --out"
                 )
             shutil.rmtree(chunks, ignore_errors=True)
             for name in ("results.json", "run.json"):
                 (run / name).unlink(missing_ok=True)
     output_folder(run)
     _write_json(path, header)
+
+
+# The parts of a signature that are not settings, by the option that sets them.
+SIGNATURE_OPTIONS = {"model": "--model", "data": "--dataset", "splits": "--splits",
+                     "limit": "--limit", "inputs": "the training treebanks"}  # fmt: skip
+
+
+def signature_changes(old: str, new: str) -> str:
+    """What differs between two run signatures, as ``--limit: 50 → 20; --kind: ...``: the
+    settings a user changed, not two long strings to compare by eye."""
+    before, after = _signature_parts(old), _signature_parts(new)
+    changed = [
+        name for name in dict.fromkeys([*before, *after]) if before.get(name) != after.get(name)
+    ]
+    return "; ".join(
+        f"{_option_name(name)}: {before.get(name, 'unset')} → {after.get(name, 'unset')}"
+        for name in changed
+    )
+
+
+def _signature_parts(signature: str) -> dict[str, str]:
+    """A signature (``task|name:value|…``) as its named values, the task under ``task``."""
+    task, *parts = signature.split("|")
+    return {"task": task} | dict(part.partition(":")[::2] for part in parts)
+
+
+def _option_name(part: str) -> str:
+    if part == "task":
+        return "task"
+    return SIGNATURE_OPTIONS.get(part, "--" + part.replace("_", "-"))
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -276,32 +308,9 @@ def run_task(
         device=device, revision=revision, dataset_revision=dataset_revision, num_proc=num_proc,
         inputs=task.inputs,
     )  # fmt: skip
-    content, configs = header["dataset_content_sha256"], header["configs"]
-    start_run(run, header, overwrite)
-    start_method = multiprocessing.get_start_method(allow_none=True)
-    if num_proc and num_proc > 1:  # CUDA in workers needs spawned ones; put back after the run
-        multiprocessing.set_start_method("spawn", force=True)
-    kwargs = {
-        "model": model, "revision": revision, "device": device,
-        "settings": asdict(task.settings),
-    }  # fmt: skip
-    rank, world = launcher_rank()
-    if world > 1 and device == "cuda":
-        kwargs["device"] = f"cuda:{os.environ.get('LOCAL_RANK', rank)}"
-    by_key = {}
-    for config in configs:
-        ds = load_config(dataset, config, dataset_revision, content)
-        for split, split_ds in ds.items():
-            if (splits and split not in splits) or split in task.skip_splits:
-                continue
-            if limit is not None:
-                split_ds = split_ds.select(range(min(limit, len(split_ds))))
-            where = f"split {split!r} of config {config!r} of {dataset}"
-            require_columns(split_ds.column_names, task.columns, f"evaluate {task.name}", where)
-            key = task.split_key(config, split, split_ds[0])
-            for name in key.split("/"):  # from the dataset's names and values: untrusted
-                check_name(name, "chunk folder")
-            by_key.setdefault(key, split_ds)
+    kept = finished_configs(run, header)
+    header["configs"] = [*header["configs"], *kept]
+    by_key = _splits_by_key(task, dataset, header, splits, limit)
     chunks = [
         (key, start, min(start + CHUNK_ROWS, len(split_ds)),
          run / "chunks" / key / f"{start // CHUNK_ROWS:05d}.parquet")
@@ -310,12 +319,25 @@ def run_task(
     ]  # fmt: skip
     if not chunks:
         raise InputError(f"no rows to score in {dataset} with these configs and splits")
+    start_run(run, header, overwrite)
+    if kept:
+        say(f"keeping the results of {', '.join(kept)} from the earlier run in {run}")
+    kwargs = {
+        "model": model, "revision": revision, "device": device,
+        "settings": asdict(task.settings),
+    }  # fmt: skip
+    rank, world = launcher_rank()
+    if world > 1 and device == "cuda":
+        kwargs["device"] = f"cuda:{os.environ.get('LOCAL_RANK', rank)}"
     if task.prepare is not None:
         kwargs |= task.prepare(run, header)
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
     done = sum(_chunk_done(path) for *_, path in mine)
     if done:
         say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
+    start_method = multiprocessing.get_start_method(allow_none=True)
+    if num_proc and num_proc > 1:  # CUDA in workers needs spawned ones; put back after the run
+        multiprocessing.set_start_method("spawn", force=True)
     bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
@@ -328,12 +350,11 @@ def run_task(
                     _score_chunk(by_key[key], start, stop, path, task.function, kwargs, num_proc)
                 progress.advance(bar, stop - start)
     except KeyboardInterrupt:
-        kept = sum(path.exists() for *_, path in mine)
-        say(
-            f"interrupted: {kept} of {len(mine)} chunks are kept in {run}; run the same "
+        scored = sum(path.exists() for *_, path in mine)
+        raise Interrupted(
+            f"interrupted: {scored} of {len(mine)} chunks are kept in {run}; run the same "
             "command again to resume"
-        )
-        raise
+        ) from None
     finally:
         if bars:
             enable_progress_bar()
@@ -344,6 +365,45 @@ def run_task(
     _wait_for([path for *_, path in chunks], run, rank_timeout)
     parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
     return run, pd.concat(parts, ignore_index=True), header
+
+
+def _splits_by_key(task: Task, dataset: str, header: dict, splits, limit) -> dict:
+    """The splits of the run's configs to score, each under its `Task.split_key` once: their
+    columns and names are checked before anything is written."""
+    by_key = {}
+    for config in header["configs"]:
+        ds = load_config(dataset, config, header["dataset_revision"],
+                         header["dataset_content_sha256"])  # fmt: skip
+        for split, split_ds in ds.items():
+            if (splits and split not in splits) or split in task.skip_splits:
+                continue
+            if limit is not None:
+                split_ds = split_ds.select(range(min(limit, len(split_ds))))
+            where = f"split {split!r} of config {config!r} of {dataset}"
+            require_columns(split_ds.column_names, task.columns, f"evaluate {task.name}", where)
+            key = task.split_key(config, split, split_ds[0])
+            for name in key.split("/"):  # from the dataset's names and values: untrusted
+                check_name(name, "chunk folder")
+            by_key.setdefault(key, split_ds)
+    return by_key
+
+
+def finished_configs(run: Path, header: dict) -> list[str]:
+    """The configs an earlier run of the same settings in ``run`` has results for and this
+    one does not name: a run of fewer configs adds to those results instead of dropping
+    them (their chunks are all there, so they cost only reading)."""
+    path = run / "results.json"
+    if not path.is_file():
+        return []
+    try:
+        results = read_json_object(path, RunError)
+    except RunError:
+        return []
+    earlier = results.get("dataset")
+    if results.get("signature") != redact(header["signature"]) or not isinstance(earlier, dict):
+        return []
+    configs = earlier.get("configs") or ()
+    return [c for c in configs if isinstance(c, str) and c not in header["configs"]]
 
 
 def run_header(
@@ -454,8 +514,10 @@ def evaluation(
                     settings = replace(settings, kind=kind)
             guard_output(out, [dataset, model, options.get("ud_root")])
             rank, _ = launcher_rank()
-            run = output_folder(out)
-            with exclusive(run / f".rank{rank}.lock", f"the run folder {run}"):
+            with (
+                left_as_found(out) as run,
+                exclusive(output_folder(run) / f".rank{rank}.lock", f"the run folder {run}"),
+            ):
                 refuse_links(run)
                 return evaluate(
                     dataset, model, out, settings=settings, configs=configs, splits=splits,

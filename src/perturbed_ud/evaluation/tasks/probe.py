@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
-from ...errors import InputError
+from ...errors import InputError, MissingSplitError
 from ...files import atomic_path
 from ...lm.batching import every_layer_max_tokens
-from ...lm.models import device_for, load_lm
-from ...lm.word_vectors import hidden_layers, word_vectors
+from ...lm.models import device_for, load_lm, pretrained
+from ...lm.word_vectors import hidden_layers, hidden_states_of, word_vectors
 from ...options import GivenPath
 from ...registry import TASKS
 from ...settings import setting
@@ -238,7 +238,7 @@ def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> Trai
     ud_root, download, offline, treebank overrides)."""
     sets = {}
     for split in dict.fromkeys((settings.train_split, settings.dev_split)):
-        (treebank,) = resolve([lang], split=split, **source)
+        (treebank,) = _training_treebank(lang, split, settings, source)
         sets[split] = (treebank.describe(), *_ud_sentences(treebank, settings))
     read = [treebank for treebank, _, _ in sets.values()]
     over = {split: skipped for split, (_, _, skipped) in sets.items()}
@@ -249,6 +249,19 @@ def training_sentences(lang: str, settings: ProbeSettings, source: dict) -> Trai
     if cut < 1:
         raise InputError(f"{len(train.ids)} training sentence(s): too few to hold some out")
     return TrainingSentences(train.part(0, cut), train.part(cut, len(train.ids)), read, over)
+
+
+def _training_treebank(lang: str, split: str, settings: ProbeSettings, source: dict) -> list:
+    """The treebank of ``split``; one without a training split (common: the PUD treebanks
+    have a test split only) is refused naming the option that trains on another split."""
+    try:
+        return resolve([lang], split=split, **source)
+    except MissingSplitError as err:
+        if split != settings.train_split or split == "dev":
+            raise
+        raise MissingSplitError(
+            f"{err}: add --train-split dev to train the probes on its development split"
+        ) from None
 
 
 def _probe_data(sentences: Sentences, vectors, layer: int) -> ProbeData:
@@ -435,6 +448,13 @@ def summarise(scored: pd.DataFrame, resamples: int, metrics: MetricSet) -> pd.Da
     return pd.DataFrame(rows)
 
 
+def check_layers(model: str, revision: str | None, settings: ProbeSettings) -> None:
+    """Refuse --layers the model lacks from its config, before anything is written."""
+    from transformers import AutoConfig
+
+    resolved_layers(settings.layers, hidden_states_of(pretrained(AutoConfig, model, revision)))
+
+
 def probe_path(folder: Path, lang: str, layer: int, seed: int, name: str) -> Path:
     return folder / lang / f"layer{layer}-seed{seed}-{name}.pt"
 
@@ -574,6 +594,7 @@ def evaluate_probes(
         raise InputError(
             "evaluate probe runs in one process: leave out --num-proc, torchrun and accelerate"
         )
+    check_layers(model, options.get("revision"), settings)
     source = {
         "ud_root": ud_root, "fetch": download, "offline": offline,
         "overrides": parse_treebank_overrides(list(treebanks)),
