@@ -46,6 +46,14 @@ CONSTRUCTIONS = [
 NC_TREEBANK = "UD_Turkish-Fixture"
 
 
+def ud_sentences(n: int) -> list[str]:
+    """The texts of the first ``n`` sentences of the EWT test excerpt: plain English for
+    datasets a test makes (NLI pairs to fine-tune and classify on)."""
+    path = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("=", 1)[1].strip() for line in lines if line.startswith("# text =")][:n]
+
+
 def ewt_trees() -> list:
     """The EWT dev and test excerpts as sentence columns (words, heads, relations): the gold
     trees the probe tests train and test on."""

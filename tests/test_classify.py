@@ -13,7 +13,7 @@ import pytest
 import torch
 import yaml
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import ud_sentences
 from datasets import Dataset, load_dataset
 from tiny_models import bert_classifier
 
@@ -29,12 +29,6 @@ def cli(*args, code: int = 0):
     result = CliRunner().invoke(main, [str(a) for a in args])
     assert result.exit_code == code, result.output
     return result
-
-
-def ud_sentences(n: int) -> list[str]:
-    path = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.split("=", 1)[1].strip() for line in lines if line.startswith("# text =")][:n]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import shutil
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import ud_sentences
 from datasets import ClassLabel, Dataset, Features, Value
 
 from perturbed_ud.cli import main
@@ -23,12 +23,6 @@ def cli(*args, code: int = 0):
     result = CliRunner().invoke(main, [str(a) for a in args])
     assert result.exit_code == code, result.output
     return result
-
-
-def ud_sentences(n: int) -> list[str]:
-    path = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.split("=", 1)[1].strip() for line in lines if line.startswith("# text =")][:n]
 
 
 def write_split(folder, name: str, rows: dict, features=None) -> None:
