@@ -389,9 +389,7 @@ def test_cli_broken_later_file_leaves_nothing(tmp_path: Path):
     result = _cli("--files", str(good), "--files", str(bad), "--out", str(out))
     assert result.exit_code == 1, result.output
     assert f"{bad}:{line}:" in result.stderr
-    assert not (out / "perturbed-ud").exists()
-    assert list(out.glob(".perturbed-ud.partial-*")) == []
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # the folder it created, the partial build inside it, are gone
 
 
 def test_cli_refuses_existing_output(tmp_path: Path):
