@@ -23,8 +23,8 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import InputError, SourceError
-from .files import write_text
+from .errors import InputError, PerturbedUDError, SourceError
+from .files import left_as_found, read_json_object, write_text
 
 TIMEOUT = 30  # seconds any one connection or read may wait
 
@@ -53,10 +53,9 @@ def _recorded(folder: Path) -> dict[str, str]:
     """The recorded sha256 of each downloaded file; none if the record is missing or
     unreadable (its files are then fetched again)."""
     try:
-        record = json.loads(record_path(folder).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_json_object(record_path(folder))
+    except PerturbedUDError:
         return {}
-    return record if isinstance(record, dict) else {}
 
 
 def cached(
@@ -119,28 +118,25 @@ def fetch_all(
     ``hint`` says what to do instead, in every error. The sha256 of every file kept is
     recorded, for `cached` to check the file against when it is read again.
     """
-    created = [p for p in (folder, *folder.parents) if not p.exists()]
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    digests = {}
-    try:
-        for name in filenames:
-            target = partial / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _fetch(f"{url}/{name}", target, hint)
-            got = digests[name] = _sha256(target)
-            expected = (sha256 or {}).get(name)
-            if expected is not None and got != expected:
-                raise SourceError(
-                    f"{url}/{name} is not the pinned file (sha256 {got[:12]}…, pinned "
-                    f"{expected[:12]}…)\n{hint}"
-                )
-        for name in filenames:
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(partial / name, folder / name)
-        _record(folder, digests)
-    finally:
-        shutil.rmtree(partial, ignore_errors=True)
-        for path in created:  # the folders this call made, deepest first, if still empty
-            if path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
+    with left_as_found(folder):  # a failed download leaves no folder it made
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        digests = {}
+        try:
+            for name in filenames:
+                target = partial / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _fetch(f"{url}/{name}", target, hint)
+                got = digests[name] = _sha256(target)
+                expected = (sha256 or {}).get(name)
+                if expected is not None and got != expected:
+                    raise SourceError(
+                        f"{url}/{name} is not the pinned file (sha256 {got[:12]}…, pinned "
+                        f"{expected[:12]}…)\n{hint}"
+                    )
+            for name in filenames:
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(partial / name, folder / name)
+            _record(folder, digests)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)

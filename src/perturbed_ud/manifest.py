@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .errors import InputError, PerturbedUDError
 from .files import check_name, read_json_object
+from .options import control_character
 
 # The type of each field that readers take for granted, where the field is present: the
 # engine's frame, then the entries every family writes (`DatasetFamily.manifest`).
@@ -79,3 +80,28 @@ def problem(manifest: dict) -> str | None:
 def json_name(value: object) -> str:
     """What a JSON value is, in JSON's terms."""
     return JSON_NAMES.get(type(value), type(value).__name__)
+
+
+# Manifest fields that hold several lines: citations, which cards quote in fenced blocks.
+MULTI_LINE_FIELDS = ("citation",)
+
+
+def check_manifest_text(manifest: dict, path: str | Path, error: type[Exception]) -> None:
+    """Every name and value of a manifest is one line without control characters, citations
+    aside: a line break in a signature or a name read back would change the structure of the
+    YAML and Markdown written from it (a task file's header, a card's table)."""
+    pending = [("", manifest)]
+    while pending:  # not recursive: a deeply nested file must not overflow the stack
+        where, value = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                pending.append((f"a name in {where or 'the manifest'}", key))
+                if key not in MULTI_LINE_FIELDS:
+                    pending.append((f"{where}.{key}" if where else str(key), item))
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and (char := control_character(value)) is not None:
+            raise error(
+                f"{path}: {where} {value!r} holds the control character {char!r}; "
+                "rebuild the dataset instead of editing build.json"
+            )

@@ -20,9 +20,10 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ..data.card import write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, check_manifest_text, content_hash
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash
 from ..errors import InputError, Interrupted
 from ..files import guard_output, left_as_found
+from ..manifest import check_manifest_text
 from ..registry import FAMILIES
 from ..version import __version__
 from .family import DatasetFamily, config_id

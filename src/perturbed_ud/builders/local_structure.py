@@ -295,10 +295,11 @@ def tokenizer_identity(name: str) -> dict:
     }
 
 
-def load_source(name: str, config: str | None, split: str):
+def load_source(name: str, config: str | None, split: str, files: dict | None = None):
     """A split of a Hugging Face dataset: a local folder by the content of the files it is
-    read from (`source_files`), a Hub id by name."""
-    files = source_files(name, config, split)
+    read from (``files``, its `source_files` when a build has hashed them already), a Hub id
+    by name."""
+    files = files or source_files(name, config, split)
     return _load_source(name, config, split, digests_content(files) if files else None)
 
 
@@ -309,12 +310,17 @@ def _load_source(name: str, config: str | None, split: str, content: str | None)
     of its old rows. An `InputError` if it cannot be read."""
     import datasets
 
-    which = f"{name}" + (f" ({config})" if config else "") + f", split {split}"
+    which = f"{named(name, config)}, split {split}"
     cache_dir = content and str(content_cache(content))
     try:
         return datasets.load_dataset(name, config, split=split, cache_dir=cache_dir)
     except (OSError, ValueError) as err:
         raise InputError(f"cannot load {which}: {err}") from err
+
+
+def named(name: str, config: str | None) -> str:
+    """A Hugging Face dataset as errors name it: its name, and its configuration if any."""
+    return name + (f" ({config})" if config else "")
 
 
 def source_files(name: str, config: str | None, split: str) -> dict[str, str] | None:
@@ -326,8 +332,7 @@ def source_files(name: str, config: str | None, split: str) -> dict[str, str] | 
     try:
         files = data_files(folder, config)
     except (OSError, ValueError) as err:
-        which = f"{name}" + (f" ({config})" if config else "")
-        raise InputError(f"cannot load {which}: {err}") from err
+        raise InputError(f"cannot load {named(name, config)}: {err}") from err
     if split not in files:
         raise InputError(f"{name} has no split {split!r} (it has {', '.join(map(str, files))})")
     return {path: file_sha256(folder / path) for path in sorted(files[split])}
@@ -340,9 +345,9 @@ def source_name(settings: LocalStructureSettings) -> str:
     return re.sub(r"\W+", "_", "_".join(p for p in parts if p)).strip("_")
 
 
-def kept_features(settings: LocalStructureSettings) -> dict:
+def kept_features(settings: LocalStructureSettings, files: dict | None) -> dict:
     """The Hugging Face source's columns that are kept as they are; its text columns checked."""
-    ds = load_source(settings.hf_dataset, settings.hf_config, settings.split)
+    ds = load_source(settings.hf_dataset, settings.hf_config, settings.split, files)
     for column in settings.text_columns:
         feature = ds.features.get(column)
         if not (isinstance(feature, Value) and feature.dtype in ("string", "large_string")):
@@ -429,7 +434,13 @@ class LocalStructure(UDFamily):
     def __init__(self, settings: LocalStructureSettings):
         super().__init__(settings)
         if settings.hf_dataset is not None:
-            self.features = row_features(settings.text_columns, kept_features(settings))
+            # hashed once: the items, the manifest and the signature all name this content
+            self.source_files = source_files(
+                settings.hf_dataset, settings.hf_config, settings.split
+            )
+            self.features = row_features(
+                settings.text_columns, kept_features(settings, self.source_files)
+            )
 
     def perturbations(self) -> list[Setting]:
         return settings_for(self.settings.units, PAPER_RHOS | self.settings.rhos)
@@ -456,7 +467,7 @@ class LocalStructure(UDFamily):
                     text = render_text(cols, cols)
                 yield Item(sentence.sent_id, {"text": text}, {})
             return
-        ds = load_source(s.hf_dataset, s.hf_config, s.split)
+        ds = load_source(s.hf_dataset, s.hf_config, s.split, self.source_files)
         indices = _selected_rows(len(ds), s.selection, job.source)
         for start in range(0, len(indices), CHUNK_ITEMS):
             chunk = indices[start : start + CHUNK_ITEMS]
@@ -520,8 +531,8 @@ class LocalStructure(UDFamily):
         if s.hf_dataset is None:
             read = ud_manifest(s)
         else:
-            ds = load_source(s.hf_dataset, s.hf_config, s.split)
-            files = source_files(s.hf_dataset, s.hf_config, s.split)
+            ds = load_source(s.hf_dataset, s.hf_config, s.split, self.source_files)
+            files = self.source_files
             read = {
                 "selection": s.selection.describe(),
                 "sources": [{

@@ -23,8 +23,7 @@ from datasets import Features
 
 from ..errors import InputError, OutputError, OutputExistsError
 from ..files import check_name, exclusive, file_sha256, output_folder
-from ..manifest import read_manifest
-from ..options import control_character
+from ..manifest import check_manifest_text, read_manifest
 
 # Row groups per Parquet file. The writer keeps each row group's metadata in memory (about
 # 25 KB) until the file is closed, so a split larger than this continues in a new shard and
@@ -201,31 +200,6 @@ def read_build_manifest(folder: Path, keys: tuple, error: type[Exception]) -> di
         raise error(f"{path} is not a build manifest: it lacks {', '.join(absent)}")
     check_manifest_text(manifest, path, error)
     return manifest
-
-
-# Manifest fields that hold several lines: citations, which cards quote in fenced blocks.
-MULTI_LINE_FIELDS = ("citation",)
-
-
-def check_manifest_text(manifest: dict, path: str | Path, error: type[Exception]) -> None:
-    """Every name and value of a manifest is one line without control characters, citations
-    aside: a line break in a signature or a name read back would change the structure of the
-    YAML and Markdown written from it (a task file's header, a card's table)."""
-    pending = [("", manifest)]
-    while pending:  # not recursive: a deeply nested file must not overflow the stack
-        where, value = pending.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                pending.append((f"a name in {where or 'the manifest'}", key))
-                if key not in MULTI_LINE_FIELDS:
-                    pending.append((f"{where}.{key}" if where else str(key), item))
-        elif isinstance(value, list):
-            pending.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-        elif isinstance(value, str) and (char := control_character(value)) is not None:
-            raise error(
-                f"{path}: {where} {value!r} holds the control character {char!r}; "
-                "rebuild the dataset instead of editing build.json"
-            )
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from ...files import atomic_path
+from ...options import published_name
 from ..running.schema import DEFAULT_CONDITIONS, Conditions
 
 # One colour per word order in every figure: the dark shade of a tab20 pair for the order,
@@ -338,17 +339,11 @@ def plot_performance_vs_measure(
     langs = ", ".join(sorted(map(str, table["lang"].dropna().unique()))) if "lang" in table else ""
     counts = count_label(table["N"]) if "N" in table else ""
     ax.set_title(
-        f"{shown_name(model_name)}: {performance} against {measure_name}\n"
+        f"{published_name(model_name)}: {performance} against {measure_name}\n"
         f"{langs}{', ' if langs else ''}{counts} per setting, {len(table)} settings",
         fontsize="medium",
     )
     return save(fig, path)
-
-
-def shown_name(name: str) -> str:
-    """A model or dataset as a figure names it: a local folder by its own name, without the
-    path to it; a Hub id as it is."""
-    return Path(name).name if Path(name).is_dir() else name
 
 
 def plot_probe_summary(summary: pd.DataFrame, path: str | Path, *, model: str,
@@ -362,5 +357,6 @@ def plot_probe_summary(summary: pd.DataFrame, path: str | Path, *, model: str,
         N=summary["sentences"],
     )
     series = {"original": "original", "perturbed": "perturbed (worst copy)"}
-    title = f"{shown_name(model)} on {shown_name(dataset)}: probes, original against perturbed"
+    names = f"{published_name(model)} on {published_name(dataset)}"
+    title = f"{names}: probes, original against perturbed"
     return grouped_bars(table, series, path, title=title, ylabel="metric")

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...data.writer import check_manifest_text
 from ...errors import InputError
-from ...manifest import read_manifest
+from ...manifest import check_manifest_text, read_manifest
 from ...registry import manifest_family
 from .task import tasks_of_family
 
