@@ -37,6 +37,12 @@ def label_column_setting():
     )
 
 
+def row_texts(columns: list[list]) -> list[tuple[str, ...]]:
+    """Each row's text (or text pair) from its columns, a missing text as empty: what a
+    classifier reads, the same in fine-tuning and in `classify`."""
+    return [tuple("" if t is None else str(t) for t in row) for row in zip(*columns, strict=True)]
+
+
 def check_columns(settings) -> None:
     """One text column or two different ones, and a label column that is neither; the text
     columns made a tuple (the Python API may give a list)."""
@@ -113,8 +119,7 @@ def training_data(dataset: str, settings: FinetuneSettings) -> TrainingData:
             have = ", ".join(ds.features)
             raise InputError(f"{dataset} has no text column {column!r} (it has {have})")
     labels, names = label_names(ds, settings.label_column)
-    columns = [ds[c] for c in settings.text_columns]
-    texts = [tuple("" if t is None else str(t) for t in row) for row in zip(*columns, strict=True)]
+    texts = row_texts([ds[c] for c in settings.text_columns])
     return TrainingData(texts, labels, names)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from ..errors import InputError
+from ..files import file_sha256
 from .last_layer import states_at
 
 # Models whose position ids start after the padding index and are derived from input ids.
@@ -152,7 +153,7 @@ def local_revision(name: str) -> str | None:
     digest = hashlib.sha256()
     for file in sorted({f for pattern in MODEL_FILES for f in path.glob(pattern) if f.is_file()}):
         digest.update(file.name.encode() + b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        digest.update(bytes.fromhex(file_sha256(file)))  # streamed: shards may be GBs
     return "sha256:" + digest.hexdigest()[:16]
 
 

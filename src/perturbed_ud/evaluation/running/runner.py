@@ -426,9 +426,8 @@ def run_header(
     of their identities."""
     content = dataset_content(dataset)
     configs = configs or config_names(dataset, dataset_revision)
-    identity = describe_model(
-        model, revision, getattr(settings, "dtype", None), getattr(settings, "kind", None)
-    )
+    # the model was checked as its kind by `evaluation` before anything was written
+    identity = describe_model(model, revision, getattr(settings, "dtype", None))
     header = {
         "task": task,
         "dataset": dataset,

@@ -24,7 +24,7 @@ from ...files import atomic_path
 from ...lm.batching import BatchSettings, plan_batches
 from ...lm.models import LanguageModel, _autocast, cached_model, checked_model, device_for
 from ...registry import TASKS
-from ..finetune import check_columns, label_column_setting, text_columns_setting
+from ..finetune import check_columns, label_column_setting, row_texts, text_columns_setting
 from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.statistics import WILSON, wilson_interval
 from ..reporting.summary import write_table
@@ -133,8 +133,7 @@ def classify_batch(batch, rank=None, *, model: str, revision, device: str, setti
     labels = checked_labels(
         batch[options.label_column], lm.model.config.num_labels, options.label_column, model
     )
-    columns = [batch[c] for c in options.text_columns]
-    texts = [tuple("" if t is None else str(t) for t in row) for row in zip(*columns, strict=True)]
+    texts = row_texts([batch[c] for c in options.text_columns])
     logits, n_tokens, truncated = classify_texts(lm, texts, options)
     predictions = [int(np.argmax(row)) for row in logits]
     return {
