@@ -272,3 +272,15 @@ def test_a_family_name_is_found_with_hyphens_or_underscores(tmp_path, spelled, d
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / dataset / "build.json").read_text(encoding="utf-8"))
     assert manifest["dataset"] == dataset and list(tmp_path.iterdir()) == [tmp_path / dataset]
+
+
+@pytest.mark.parametrize(
+    ("family", "option"),
+    [("substitution", "--copies"), ("substitution", "--beam"), ("substitution", "--max-tokens"),
+     ("clams", "--max-sentences"), ("local_structure", "--chrf-char-order")],
+)  # fmt: skip
+def test_counts_that_must_be_positive_refuse_zero(family, option, tmp_path):
+    result = CliRunner().invoke(main, ["build", family, option, "0", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}': 0 is not in the range x>=1" in result.output
+    assert not any(tmp_path.iterdir())

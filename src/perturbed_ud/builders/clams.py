@@ -474,6 +474,7 @@ class ClamsSettings:
         "the most sentences, grammatical and ungrammatical, a construction may expand to: a "
         "bigger grammar is refused before generating (it changes no data, so no signature)",
         default=MAX_SENTENCES,
+        minimum=1,
     )
     ud_root: str | Path | None = setting(
         "UD treebanks to check every varied form's number against (card only)", default=None

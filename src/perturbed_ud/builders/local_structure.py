@@ -225,6 +225,7 @@ class LocalStructureSettings(UDSettings):
         "chrF's character n-gram order (word order 0, β 2)",
         signature="chrf_nc",
         default=DEFAULT_CHRF_CHAR_ORDER,
+        minimum=1,
     )
     version: str = version_setting()
 

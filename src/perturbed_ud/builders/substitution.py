@@ -115,7 +115,7 @@ class SubstitutionSettings(UDSettings):
         option="--tau",
         default=(1, 5, 10),
     )
-    copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10)
+    copies: int = setting("perturbed copies per sentence (k)", signature="k", default=10, minimum=1)
     protocol: str = setting(
         "paper (the paper's text: exactly τ content words, same UPOS and FEATS) or lamalfa2022 "
         "(the released code's rule, see perturb/lamalfa2022.py)",
@@ -142,10 +142,12 @@ class SubstitutionSettings(UDSettings):
         default=None,
     )
     revision: str | None = setting("coco: the model's Hub revision", default=None)
-    beam: int = setting("coco: beams kept while a word's pieces are rebuilt", default=8)
+    beam: int = setting("coco: beams kept while a word's pieces are rebuilt", default=8, minimum=1)
     device: str | None = setting("coco: where the model runs (default: cuda when present)",
                                  default=None)  # fmt: skip
-    max_tokens: int = setting("coco: rows × padded length per forward pass", default=16384)
+    max_tokens: int = setting(
+        "coco: rows × padded length per forward pass", default=16384, minimum=1
+    )
     # v2: lamalfa2022 compares the form lower-cased and chooses its part of speech by a rule
     version: str = version_setting("2.0.0")
 
