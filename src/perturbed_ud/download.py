@@ -104,6 +104,16 @@ def _fetch(url: str, target: Path, hint: str) -> None:
         raise SourceError(f"could not download {url}: {err}\n{hint}") from None
 
 
+def git_blob_sha1(path: Path) -> str:
+    """The id git gives a file's content (``git hash-object``): a pin where a repository's
+    commit is known but no sha256 is published."""
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def fetch_all(
     url: str,
     filenames: list[str],
@@ -111,10 +121,12 @@ def fetch_all(
     *,
     hint: str,
     sha256: Mapping[str, str] | None = None,
+    git_blob: Mapping[str, str] | None = None,
 ) -> None:
     """Download ``url/<name>`` for every name (a relative path) into ``folder``, or nothing.
 
-    ``sha256`` pins a file's content: a file that differs is refused and nothing is kept.
+    ``sha256`` (or ``git_blob``, its git blob id) pins a file's content: a file that differs
+    is refused and nothing is kept.
     ``hint`` says what to do instead, in every error. The sha256 of every file kept is
     recorded, for `cached` to check the file against when it is read again.
     """
@@ -129,9 +141,11 @@ def fetch_all(
                 _fetch(f"{url}/{name}", target, hint)
                 got = digests[name] = _sha256(target)
                 expected = (sha256 or {}).get(name)
+                if name in (git_blob or {}):
+                    got, expected = git_blob_sha1(target), git_blob[name]
                 if expected is not None and got != expected:
                     raise SourceError(
-                        f"{url}/{name} is not the pinned file (sha256 {got[:12]}…, pinned "
+                        f"{url}/{name} is not the pinned file (content {got[:12]}…, pinned "
                         f"{expected[:12]}…)\n{hint}"
                     )
             for name in filenames:

@@ -22,39 +22,57 @@ def signed_release(treebank: Treebank) -> str:
     return f"{treebank.code}@{treebank.release}{later}"
 
 
-@dataclass(frozen=True, kw_only=True)
-class UDSettings:
-    """The settings of every family built from UD treebanks; families add their own."""
-
-    treebanks: tuple[Treebank, ...] = setting(
+def treebanks_setting() -> Any:
+    """The treebanks read: resolved from the sources' options, signed with their releases."""
+    return setting(
         "the treebanks read, at most one per language, each with its files and UD release",
         signature="ud",
         shown=lambda treebanks: ",".join(map(signed_release, treebanks)) or "none",
         default=(),
     )
-    seeds: tuple[int, ...] = setting(
-        "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
-    )
-    split: str = setting("the UD split read: train, dev or test", signature="split", default="test")
-    selection: Selection = setting(
+
+
+def split_setting() -> Any:
+    return setting("the UD split read: train, dev or test", signature="split", default="test")
+
+
+def selection_setting() -> Any:
+    return setting(
         "which sentences of each treebank: all, the first N, or a seeded sample of N",
         signature="select",
         shown=lambda s: ",".join(str(v) for v in s.describe().values()),
         default=Selection(),
     )
+
+
+def check_treebanks(settings: Any) -> None:
+    """Shared checks of the treebanks and split of a settings object."""
+    if not settings.treebanks:
+        raise InputError("no treebank given")
+    if settings.split not in UD_SPLITS:
+        raise InputError(f"unknown split {settings.split!r}; choose one of {', '.join(UD_SPLITS)}")
+    langs = [t.lang for t in settings.treebanks]
+    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
+    if duplicated:
+        raise InputError(f"more than one treebank for {duplicated}: build them separately")
+
+
+@dataclass(frozen=True, kw_only=True)
+class UDSettings:
+    """The settings of every family built from UD treebanks; families add their own."""
+
+    treebanks: tuple[Treebank, ...] = treebanks_setting()
+    seeds: tuple[int, ...] = setting(
+        "random seeds: each gives its own configs", signature="seeds", default=(1, 2, 3)
+    )
+    split: str = split_setting()
+    selection: Selection = selection_setting()
     version: str = version_setting()
 
     def __post_init__(self):
         check_settings(self, "treebanks", "seeds")
         check_seeds(self.seeds)
-        if not self.treebanks:
-            raise InputError("no treebank given")
-        if self.split not in UD_SPLITS:
-            raise InputError(f"unknown split {self.split!r}; choose one of {', '.join(UD_SPLITS)}")
-        langs = [t.lang for t in self.treebanks]
-        duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
-        if duplicated:
-            raise InputError(f"more than one treebank for {duplicated}: build them separately")
+        check_treebanks(self)
 
 
 def check_seeds(seeds: tuple[int, ...]) -> None:

@@ -1,0 +1,315 @@
+"""Agreement minimal pairs from any UD treebank (after MultiBLiMP): a config per language, a
+split per phenomenon (subject–verb or subject–participle agreement in number, person or
+gender). The pair finding is `..perturb.agreement`; this module reads the treebanks, writes
+the rows and describes them, counts beside MultiBLiMP 1.0's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from datasets import Features, List, Value
+
+from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
+from ..data.markdown import markdown_table
+from ..data.writer import ParquetSplitWriter, rows_table
+from ..files import file_sha256
+from ..grammar.ambiguity import AgreementReadings
+from ..grammar.morphology import pymorphy_available
+from ..perturb.agreement import (
+    PHENOMENA,
+    AgreementForms,
+    AgreementPair,
+    lexicon_readings,
+    sentence_pairs,
+)
+from ..perturb.inflection import RussianParadigms
+from ..perturb.unimorph import LICENCE as UNIMORPH_LICENCE
+from ..perturb.unimorph import TABLES, unimorph_lexicon
+from ..perturb.word_forms import lexicon_files
+from ..registry import FAMILIES
+from ..settings import setting
+from ..ud.selection import Selection, select
+from ..ud.sources import Treebank
+from .family import check_settings, version_setting
+from .ud_family import (
+    TreebankSources,
+    UDFamily,
+    check_treebanks,
+    selection_setting,
+    split_setting,
+    treebanks_setting,
+    ud_manifest,
+)
+
+NAME = "ud_agreement"
+PRETTY_NAME = "perturbed-ud: agreement minimal pairs from UD treebanks"
+CHUNK_PAIRS = 10_000  # rows per Parquet row group; fixed, so output is deterministic
+SPLITS = list(PHENOMENA.values())
+DESCRIPTION = """\
+Agreement minimal pairs built from Universal Dependencies treebanks, after MultiBLiMP 1.0
+(Jumelet, Weissweiler, Nivre & Bisazza 2025): `sentence_good` is a treebank sentence as
+written, `sentence_bad` the same sentence with the word that agrees with the subject put in a
+form that disagrees with it in one feature. A config per language; a split per phenomenon:
+`sv_number`, `sv_person`, `sv_gender` (the finite verb or auxiliary), `sp_number`,
+`sp_person`, `sp_gender` (a participle), each present where the treebank annotates it."""
+TAGS = ("minimal-pairs", "agreement", "universal-dependencies", "multilingual")
+MULTIBLIMP_CITATION = """\
+@article{jumelet2025multiblimp,
+  title = {{MultiBLiMP} 1.0: A Massively Multilingual Benchmark of Linguistic Minimal Pairs},
+  author = {Jumelet, Jaap and Weissweiler, Leonie and Nivre, Joakim and Bisazza, Arianna},
+  journal = {arXiv preprint arXiv:2504.02768},
+  year = {2025}
+}"""
+# MultiBLiMP 1.0's pairs per language (its lm-evaluation-harness task README), for the card.
+MULTIBLIMP_PAIRS = {"ar": 1215, "cs": 4256, "de": 2298, "en": 770, "es": 2541, "fi": 2570,
+                    "fr": 2548, "he": 2330, "hi": 1447, "it": 2999, "pl": 3272, "pt": 3048,
+                    "ru": 3832, "tr": 1742}  # fmt: skip
+
+FEATURES = Features(
+    {
+        "pair_id": Value("string"),
+        "lang": Value("string"),
+        "treebank": Value("string"),
+        "sent_id": Value("string"),
+        "construction": Value("string"),  # the phenomenon, as the minimal-pair task groups it
+        "sentence_good": Value("string"),
+        "sentence_bad": Value("string"),
+        "good_form": Value("string"),
+        "bad_form": Value("string"),
+        "good_positions": List(Value("int32")),
+        "bad_positions": List(Value("int32")),
+        "word_id": Value("int32"),
+        "subject_id": Value("int32"),
+        "subject_form": Value("string"),
+        "verb_first": Value("bool"),
+        "feature": Value("string"),
+        "good_value": Value("string"),
+        "bad_value": Value("string"),
+        "good_feats": Value("string"),
+        "bad_feats": Value("string"),
+        "form_source": Value("string"),
+    }
+)
+
+
+def pair_row(lang: str, code: str, sent_id: str, forms: list[str], pair: AgreementPair) -> dict:
+    """A pair by `FEATURES` column name."""
+    return {
+        "pair_id": f"{code}:{sent_id}:{pair.target + 1}:{pair.feature}:{pair.bad_value}",
+        "lang": lang,
+        "treebank": code,
+        "sent_id": sent_id,
+        "construction": pair.phenomenon,
+        "sentence_good": pair.sentence_good,
+        "sentence_bad": pair.sentence_bad,
+        "good_form": pair.good_form,
+        "bad_form": pair.bad_form,
+        "good_positions": [pair.position],
+        "bad_positions": [pair.position],
+        "word_id": pair.target + 1,
+        "subject_id": pair.subject + 1,
+        "subject_form": forms[pair.subject],
+        "verb_first": pair.target < pair.subject,
+        "feature": pair.feature,
+        "good_value": pair.good_value,
+        "bad_value": pair.bad_value,
+        "good_feats": pair.good_feats,
+        "bad_feats": pair.bad_feats,
+        "form_source": pair.form_source,
+    }
+
+
+@dataclass(frozen=True, kw_only=True)
+class UDAgreementSettings:
+    """Everything that shapes a ud_agreement build: treebanks, sentences, form sources."""
+
+    treebanks: tuple[Treebank, ...] = treebanks_setting()
+    split: str = split_setting()
+    selection: Selection = selection_setting()
+    unimorph: bool = setting(
+        "also take forms from the language's UniMorph table, fetched at a pinned commit into "
+        f"the cache ({', '.join(sorted(TABLES))}); after the treebank's own forms",
+        signature="unimorph",
+        shown=lambda on: "pinned" if on else "off",
+        default=False,
+    )
+    version: str = version_setting()
+
+    def __post_init__(self):
+        check_settings(self, "treebanks")
+        check_treebanks(self)
+
+
+@FAMILIES.register("agreement.ud.v1")
+class UDAgreement(UDFamily):
+    """Agreement minimal pairs from UD treebanks: a config per language, a split per
+    phenomenon."""
+
+    name = NAME
+    pretty_name = PRETTY_NAME
+    description = DESCRIPTION
+    features = FEATURES
+    settings_class = UDAgreementSettings
+    sources_class = TreebankSources
+    tasks = ("minimal-pair",)
+    lm_eval_tasks = ("minimal_pair",)
+
+    def conditions(self) -> list[str]:
+        return SPLITS
+
+    def jobs(self) -> list[Treebank]:
+        return list(self.settings.treebanks)
+
+    def write(self, treebank: Treebank, writer: ParquetSplitWriter) -> dict:
+        """Every pair of one treebank's selected sentences, phenomenon by phenomenon."""
+        lang, code = treebank.lang, treebank.code
+        files = lexicon_files(treebank, [], siblings=True)
+        extra = [unimorph_lexicon(lang)] if self.settings.unimorph else []
+        pymorphy = lang == "ru" and pymorphy_available()
+        if pymorphy:
+            extra.append(RussianParadigms())
+        forms = AgreementForms.from_ud(files, extra)
+        readings = AgreementReadings(
+            files,
+            pymorphy=pymorphy,
+            extra={"unimorph": lexicon_readings(extra[0])} if self.settings.unimorph else None,
+        )
+        rows: dict[str, list[dict]] = {split: [] for split in SPLITS}
+        counts, sources, dropped = Counter(), Counter(), Counter()
+        sentences = 0
+        for s in select(treebank, self.settings.selection):
+            sentences += 1
+            for pair in sentence_pairs(s, lang, forms, readings, dropped):
+                rows[pair.phenomenon].append(pair_row(lang, code, s.sent_id, s.forms, pair))
+                counts[pair.phenomenon] += 1
+                sources[pair.form_source] += 1
+                if len(rows[pair.phenomenon]) == CHUNK_PAIRS:
+                    writer.write(lang, pair.phenomenon, rows_table(rows[pair.phenomenon], FEATURES))
+                    rows[pair.phenomenon] = []
+        for split, rest in rows.items():
+            writer.write(lang, split, rows_table(rest, FEATURES))
+        return {
+            "lang": lang,
+            "config": {
+                "sentences": sentences,
+                "splits": {split: counts[split] for split in SPLITS if counts[split]},
+                "form_sources": dict(sorted(sources.items())),
+                "dropped": dict(sorted(dropped.items())),
+            },
+            "read": {
+                "lexicon": [{"name": f.name, "sha256": treebank_sha(treebank, f)} for f in files],
+                "extra": [_describe(lexicon) for lexicon in extra],
+            },
+        }
+
+    def manifest(self, results: list[dict]) -> dict:
+        return {
+            "parameters": {"unimorph": "pinned" if self.settings.unimorph else "off"},
+            **ud_manifest(self.settings),
+            "resources": {r["lang"]: r["read"] for r in results},
+            "configs": {r["lang"]: r["config"] for r in results if r["config"]["splits"]},
+        }
+
+    def signature_extra(self, manifest: dict) -> list[str]:
+        """A digest of the form lexicons read (sibling splits, UniMorph, pymorphy3)."""
+        digest = hashlib.sha256(json.dumps(manifest["resources"], sort_keys=True).encode())
+        return [f"forms:{digest.hexdigest()[:16]}"]
+
+    def why_empty(self, results: list) -> str:
+        dropped = Counter()
+        for r in results:
+            dropped.update(r["config"]["dropped"])
+        reasons = ", ".join(f"{k} {n}" for k, n in dropped.most_common(5)) or "no subject found"
+        return (
+            "no agreement pair in the sentences read (does the treebank annotate Number, "
+            f"Person or Gender on verbs?); commonest reasons: {reasons}"
+        )
+
+    @classmethod
+    def card_text(cls, manifest: dict) -> CardText:
+        """Treebanks and form sources, pairs per phenomenon and language beside MultiBLiMP
+        1.0's, and every dropped candidate by reason."""
+        configs = manifest["configs"]
+        langs = list(configs)
+        used = [s for s in SPLITS if any(s in c["splits"] for c in configs.values())]
+        rows = [[f"`{s}`", *(configs[lang]["splits"].get(s, "–") for lang in langs)] for s in used]
+        rows.append(["total", *(sum(configs[lang]["splits"].values()) for lang in langs)])
+        rows.append(["MultiBLiMP 1.0", *(MULTIBLIMP_PAIRS.get(lang, "–") for lang in langs)])
+        resource_rows = [
+            [
+                lang,
+                ", ".join(f["name"] for f in read["lexicon"]),
+                "; ".join(e["name"] for e in read["extra"]) or "none",
+                _counts(configs.get(lang, {}).get("form_sources", {})),
+            ]
+            for lang, read in manifest["resources"].items()
+        ]
+        drop_rows = [[lang, _counts(config["dropped"])] for lang, config in configs.items()]
+        resource_table = markdown_table(
+            ["lang", "treebank files", "other sources", "forms used"], resource_rows
+        )
+        unimorph = (
+            f"\n\nForms marked `unimorph` come from UniMorph tables ({UNIMORPH_LICENCE}), "
+            "fetched at the commits listed in `build.json`."
+            if manifest["parameters"]["unimorph"] == "pinned"
+            else ""
+        )
+        return CardText(
+            loading_comment="one split per phenomenon",
+            parameters=build_parameters(manifest),
+            sources=f"""\
+{treebank_sources(manifest)}
+
+The swapped form is looked up by lemma and FEATS (the word's own, with one feature changed)
+in these sources, in order; the source of each row's form is its `form_source`:
+
+{resource_table}{unimorph}""",
+            statistics=f"""\
+Pairs per phenomenon (split) and language (config), and MultiBLiMP 1.0's total for the
+language. The counts differ by design: MultiBLiMP reads every treebank of a language (all
+splits) and UniMorph first, keeps at most 100 pairs per phenomenon and keeps a phenomenon
+only where the treebank agrees with itself on over 90% of its sites; a build here reads
+one treebank's split, takes forms from the treebank before UniMorph, keeps every pair, and
+refuses more (below).
+
+{markdown_table(["phenomenon", *langs], rows)}
+
+Candidates that gave no pair, by reason: `no_form` (no source has the lemma in the
+swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<source>` (the
+swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
+English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
+German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
+subjects with singular verbs, Arabic verbs before plural subjects),
+`subject_lacks_feature`, `treebank_disagreement` (the treebank's subject and verb disagree),
+and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
+`coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,
+`quantified_subject`, `in_multiword_token_or_clitic`):
+
+{markdown_table(["lang", "dropped"], drop_rows)}""",
+            citation=ud_citations(manifest),
+            tags=list(TAGS),
+            task_categories=["fill-mask", "text-generation"],
+            method_citation=MULTIBLIMP_CITATION,
+        )
+
+
+def treebank_sha(treebank: Treebank, path: Path) -> str:
+    """A lexicon file's sha256: recorded for the treebank's own files, hashed for siblings."""
+    return treebank.sha256.get(path.name) or file_sha256(path)
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
+
+
+def _describe(lexicon: Any) -> dict:
+    """A form source for build.json: pymorphy3 by version, a UniMorph table by its pin."""
+    if isinstance(lexicon, RussianParadigms):
+        return lexicon.describe()
+    return {"name": lexicon.name, "files": lexicon.files}

@@ -1,0 +1,352 @@
+"""Agreement minimal pairs from UD sentences: the treebank's sentence, and the same sentence
+with the agreeing verb's Number, Person or Gender swapped to a form that disagrees with the
+subject (after MultiBLiMP, Jumelet et al. 2025).
+
+A **pair site** is a subject (deprel ``nsubj``, a NOUN or PRON) and the word that agrees with
+it. The subject's head is a VERB or AUX; the agreeing word is:
+
+- **subject–verb** (``sv``): the head's first auxiliary or copula (``aux``, ``aux:*``,
+  ``cop``) if it has one, else the head, when that word is finite (VerbForm=Fin);
+- **subject–participle** (``sp``): the head itself when it is a participle
+  (VERB, VerbForm=Part) carrying the feature (Hebrew present tense, Turkish, passives).
+
+Per feature the word carries (one value), the subject must carry the same value (a noun
+without Person is third person); a treebank where they disagree is not trusted and the site
+is dropped. Each other value of the feature the language has for that part of speech gives a
+candidate: the word's FEATS with that value, looked up as lemma + FEATS in the form lexicon
+(`AgreementForms`: the treebank's own words first, then UniMorph where fetched). A candidate
+is refused, and counted by reason, when no form is known, when the form is the original's
+(syncretism: German *sie* verbs), or when the form has a reading that agrees with the subject
+(`..grammar.ambiguity`: English *read*, subjunctive *were*).
+
+Left out, as MultiBLiMP does: sentences over `MAX_WORDS` words and those with disfluencies or
+corrected words (``reparandum``, Typo, CorrectForm, Style, Foreign), coordinated subjects
+(*the cat and the dog sleep*), clauses with an expletive or outer subject (*il y a*, double
+subjects), and words inside a multiword token (*dámelo*, Hebrew prefixed verbs), whose
+spelling would change with the swap, or attached to the word before (*he's*).
+
+Added here, where a swap would not make the sentence wrong: subjects not in the nominative
+(an ergative or genitive subject does not control the verb), quantified subjects (Russian
+*пять студентов пришло/пришли*: both fine), a subject form that itself has a reading with the
+swapped value (German *sie geht* / *sie gehen*), and the `OPTIONAL_AGREEMENT` of a language.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..grammar.ambiguity import AGREEMENT, AgreementReadings, Reading, values
+from ..grammar.morphology import normalise
+from ..ud.columns import SentenceColumns
+from ..ud.conllu_io import Sentence, parse_feats, read_conllu
+from .inflection import Lexicon
+from .lemma import lemma_or_form
+from .spacing import space_after
+from .surface_rules import like_case
+
+MAX_WORDS = 64  # longer sentences are left out (MultiBLiMP's limit)
+SUBJECT_UPOS = frozenset({"NOUN", "PRON"})
+HEAD_UPOS = frozenset({"VERB", "AUX"})
+# Phenomena, in card order: (kind, feature) -> split name.
+PHENOMENA = {
+    (kind, feature): f"{kind}_{feature.lower()}" for kind in ("sv", "sp") for feature in AGREEMENT
+}
+# Reasons a sentence, site or candidate gives no pair.
+TOO_LONG, UNRELIABLE = "sentence_over_max_words", "disfluency_or_correction"
+COORDINATED, EXPLETIVE, MULTIWORD = (
+    "coordinated_subject",
+    "expletive_or_outer_subject",
+    "in_multiword_token",
+)
+UNANNOTATED, DISAGREE = "subject_lacks_feature", "treebank_disagreement"
+NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
+NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
+AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
+# Where a language lets a subject take either value, the swap to it is no error:
+# lang -> (feature, the subject's value, the swapped value, whether only a verb before it).
+# Turkish third-person plural subjects often take a singular verb (*çocuklar geldi*); Arabic
+# verbs before a plural subject are singular (*ذهب الطلاب*).
+OPTIONAL_AGREEMENT = {
+    "tr": ("Number", "Plur", "Sing", False),
+    "ar": ("Number", "Plur", "Sing", True),
+}
+
+
+@dataclass(frozen=True)
+class AgreementPair:
+    """One swapped agreement feature of one sentence."""
+
+    phenomenon: str  # split name, e.g. sv_number
+    subject: int  # 0-based word index
+    target: int
+    feature: str
+    good_value: str
+    bad_value: str
+    good_feats: str
+    bad_feats: str
+    good_form: str
+    bad_form: str
+    form_source: str  # the lexicon the bad form came from: ud or unimorph
+    sentence_good: str
+    sentence_bad: str
+    position: int  # the changed word among the sentence's space-separated words
+
+
+class AgreementForms:
+    """Verb forms by (UPOS, lemma, FEATS) from the treebank's files, then UniMorph or
+    pymorphy3; and the values each agreement feature takes per UPOS in the lexicons (a swap
+    only goes to those)."""
+
+    def __init__(self, lexicons: list, nominals: dict[str, dict[str, set]] | None = None):
+        self.lexicons = lexicons
+        self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
+        self.inventory: dict[tuple[str, str], set[str]] = {}
+        for lexicon in lexicons:
+            for (upos, _), by_feats in getattr(lexicon, "entries", {}).items():
+                for feats in by_feats:
+                    parsed = parse_feats(feats)
+                    for name in AGREEMENT:
+                        self.inventory.setdefault((upos, name), set()).update(values(parsed, name))
+
+    @classmethod
+    def from_ud(cls, files: Iterable[Path], extra: list = ()) -> AgreementForms:
+        """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``."""
+        lexicon, nominals = Lexicon("ud"), {}
+        for path in files:
+            for s in read_conllu(path):
+                for i, upos in enumerate(s.upos):
+                    if "Typo=Yes" in s.feats[i]:
+                        continue
+                    if upos in HEAD_UPOS:
+                        lemma = lemma_or_form(s.forms[i], s.lemmas[i])
+                        lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
+                    elif upos in SUBJECT_UPOS and _nominative(parse_feats(s.feats[i])):
+                        found = nominals.setdefault(normalise(s.forms[i]), {})
+                        for name in AGREEMENT:
+                            found.setdefault(name, set()).update(
+                                values(parse_feats(s.feats[i]), name)
+                            )
+        return cls([lexicon, *extra], nominals)
+
+    def subject_reads(self, form: str, feature: str, value: str) -> bool:
+        """Whether the subject's form is also read, as a nominative, with ``value``."""
+        return value in self.nominals.get(normalise(form), {}).get(feature, ())
+
+    def other_values(self, upos: str, feature: str, value: str) -> list[str]:
+        return sorted(self.inventory.get((upos, feature), set()) - {value})
+
+    def form(self, upos: str, lemma: str, feats: str) -> tuple[str, str] | None:
+        """The commonest form of the cell and the lexicon it came from, or None."""
+        for lexicon in self.lexicons:
+            if forms := lexicon.forms(upos, lemma, feats):
+                return forms[0], lexicon.name.split(":")[0]
+        return None
+
+
+def lexicon_readings(lexicon: Lexicon) -> dict[str, frozenset[Reading]]:
+    """normalised form -> its verb readings in a lexicon (UniMorph's, for the ambiguity check)."""
+    readings: dict[str, set] = {}
+    for (upos, _), by_feats in lexicon.entries.items():
+        if upos in HEAD_UPOS:
+            for feats, counts in by_feats.items():
+                for form in counts:
+                    readings.setdefault(normalise(form), set()).add(Reading.of(parse_feats(feats)))
+    return {form: frozenset(found) for form, found in readings.items()}
+
+
+def _nominative(feats: dict[str, str]) -> bool:
+    return feats.get("Case", "Nom") == "Nom"
+
+
+def _entry(form: str, lemma: str) -> str:
+    """A form as a lexicon entry: a capital that is not the lemma's (sentence start) undone."""
+    if lemma[:1].islower() and form[:1].isupper() and not form.isupper():
+        return form[:1].lower() + form[1:]
+    return form
+
+
+def _unreliable(cols: SentenceColumns) -> bool:
+    return "reparandum" in cols.deprels or any(
+        mark in cell
+        for cells in (cols.feats, cols.misc)
+        for cell in cells
+        for mark in ("Typo=Yes", "CorrectForm=", "Style=", "Foreign=Yes")
+    )
+
+
+def _surface(s: Sentence) -> tuple[list[str], list[int]]:
+    """The sentence's tokens as written (a multiword token as one) with the spaces after them,
+    as text parts; and per word the part it is (-1 inside a multiword token)."""
+    spaces = space_after(s)
+    starts = {m.start: m for m in s.multiword_tokens}
+    parts, part_of, i = [], [-1] * len(s.forms), 0
+    while i < len(s.forms):
+        token = starts.get(i)
+        end = token.end if token else i
+        if not token:
+            part_of[i] = len(parts)
+        parts.append((token.form if token else s.forms[i]) + (" " if spaces[end] else ""))
+        i = end + 1
+    parts[-1] = parts[-1].rstrip(" ")
+    return parts, part_of
+
+
+def _swap_targets(cols: SentenceColumns, head: int) -> Iterator[tuple[str, int]]:
+    """(kind, word index) of the words that agree with the head's subject."""
+    children = [k for k, h in enumerate(cols.heads) if h == head + 1]
+    auxiliaries = [k for k in children if cols.deprels[k].split(":")[0] in ("aux", "cop")]
+    finite = auxiliaries[0] if auxiliaries else head
+    if _finite(parse_feats(cols.feats[finite])):
+        yield "sv", finite
+    feats = parse_feats(cols.feats[head])
+    if cols.upos[head] == "VERB" and feats.get("VerbForm") == "Part":
+        yield "sp", head
+
+
+def _finite(feats: dict[str, str]) -> bool:
+    """VerbForm=Fin; treebanks that leave finite verbs without VerbForm (Turkish, Arabic,
+    Hebrew) give them a Person."""
+    return feats.get("VerbForm", "Fin" if "Person" in feats else "") == "Fin"
+
+
+def _subject_value(cols: SentenceColumns, subject: int, feature: str) -> frozenset[str]:
+    found = values(parse_feats(cols.feats[subject]), feature)
+    if not found and feature == "Person" and cols.upos[subject] == "NOUN":
+        return frozenset({"3"})
+    return found
+
+
+def sentence_pairs(
+    s: Sentence, lang: str, forms: AgreementForms, readings: AgreementReadings, dropped: Counter
+) -> list[AgreementPair]:
+    """Every pair of one sentence; what gave none is counted in ``dropped``."""
+    if len(s.forms) > MAX_WORDS:
+        dropped[TOO_LONG] += 1
+        return []
+    cols = SentenceColumns.from_sentence(s)
+    if _unreliable(cols):
+        dropped[UNRELIABLE] += 1
+        return []
+    parts, part_of = _surface(s)
+    pairs = []
+    for subject, (deprel, upos) in enumerate(zip(cols.deprels, cols.upos, strict=True)):
+        head = cols.heads[subject] - 1
+        if deprel != "nsubj" or upos not in SUBJECT_UPOS or head < 0:
+            continue
+        if cols.upos[head] not in HEAD_UPOS:
+            continue
+        dependents = [cols.deprels[k] for k, h in enumerate(cols.heads) if h == subject + 1]
+        if "conj" in dependents:
+            dropped[COORDINATED] += 1
+            continue
+        if not _nominative(parse_feats(cols.feats[subject])):
+            dropped[NOT_NOMINATIVE] += 1
+            continue
+        if any(d in ("nummod:gov", "det:numgov") for d in dependents):
+            dropped[QUANTIFIED] += 1
+            continue
+        siblings = [cols.deprels[k] for k, h in enumerate(cols.heads) if h == head + 1]
+        if any(d.startswith("expl") or d in ("nsubj:outer", "csubj:outer") for d in siblings):
+            dropped[EXPLETIVE] += 1
+            continue
+        for kind, target in _swap_targets(cols, head):
+            site = Site(lang, cols, subject, target, kind, parts, part_of)
+            pairs += _target_pairs(site, forms, readings, dropped)
+    return pairs
+
+
+@dataclass(frozen=True)
+class Site:
+    """A subject and the word that agrees with it, in their sentence."""
+
+    lang: str
+    cols: SentenceColumns
+    subject: int
+    target: int
+    kind: str  # sv or sp
+    parts: list[str]  # the sentence's text, token by token (`_surface`)
+    part_of: list[int]
+
+    def optional(self, feature: str, good: str, bad: str) -> bool:
+        """Whether the language also allows the swapped value here (`OPTIONAL_AGREEMENT`)."""
+        rule = OPTIONAL_AGREEMENT.get(self.lang)
+        if rule is None or rule[:3] != (feature, good, bad):
+            return False
+        return not rule[3] or self.target < self.subject
+
+
+def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
+    cols, subject, target, parts, part_of = (site.cols, site.subject, site.target, site.parts,
+                                              site.part_of)  # fmt: skip
+    feats = parse_feats(cols.feats[target])
+    carried = [name for name in AGREEMENT if len(values(feats, name)) == 1]
+    if not carried:
+        return []
+    k = part_of[target]
+    if k < 0 or " " in cols.forms[target] or (k and not parts[k - 1].endswith(" ")):
+        dropped[MULTIWORD] += 1
+        return []
+    subject_values = {name: _subject_value(cols, subject, name) for name in AGREEMENT}
+    subject_values = {name: v for name, v in subject_values.items() if v}
+    upos, form = cols.upos[target], cols.forms[target]
+    lemma = lemma_or_form(form, cols.lemmas[target])
+    cell = Reading.of(feats)
+    pairs = []
+    for feature in carried:
+        phenomenon = PHENOMENA[site.kind, feature]
+        if feature not in subject_values:
+            dropped[f"{phenomenon}:{UNANNOTATED}"] += 1
+            continue
+        if feats[feature] not in subject_values[feature]:
+            dropped[f"{phenomenon}:{DISAGREE}"] += 1
+            continue
+        for value in forms.other_values(upos, feature, feats[feature]):
+            bad_feats = "|".join(f"{k}={value if k == feature else v}" for k, v in sorted(
+                feats.items(), key=lambda kv: kv[0].lower()))  # fmt: skip
+            found = forms.form(upos, lemma, bad_feats)
+            if found is None:
+                dropped[f"{phenomenon}:{NO_FORM}"] += 1
+                continue
+            bad_form, source = like_case(form, found[0]), found[1]
+            why = _refusal(site, feature, feats[feature], value, form, bad_form, forms)
+            if why:
+                dropped[f"{phenomenon}:{why}"] += 1
+                continue
+            if why := readings.source_of(bad_form, subject_values, feature, cell):
+                dropped[f"{phenomenon}:{AMBIGUOUS}:{why}"] += 1
+                continue
+            bad_parts = [*parts[:k], parts[k].replace(form, bad_form, 1), *parts[k + 1 :]]
+            good_text, bad_text = "".join(parts), "".join(bad_parts)
+            pairs.append(
+                AgreementPair(
+                    phenomenon=phenomenon,
+                    subject=subject,
+                    target=target,
+                    feature=feature,
+                    good_value=feats[feature],
+                    bad_value=value,
+                    good_feats=cols.feats[target],
+                    bad_feats=bad_feats,
+                    good_form=form,
+                    bad_form=bad_form,
+                    form_source=source,
+                    sentence_good=good_text,
+                    sentence_bad=bad_text,
+                    position="".join(parts[:k]).count(" "),
+                )
+            )
+    return pairs
+
+
+def _refusal(site: Site, feature, good, bad, form, bad_form, forms) -> str | None:
+    """Why a found form makes no wrong sentence here, or None."""
+    if bad_form.lower() == form.lower() or " " in bad_form:
+        return SYNCRETIC
+    if site.optional(feature, good, bad):
+        return OPTIONAL
+    if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
+        return AMBIGUOUS_SUBJECT
+    return None
