@@ -28,7 +28,9 @@ spelling would change with the swap, or attached to the word before (*he's*).
 Added here, where a swap would not make the sentence wrong: subjects not in the nominative
 (an ergative or genitive subject does not control the verb), quantified subjects (Russian
 *пять студентов пришло/пришли*: both fine), a subject form that itself has a reading with the
-swapped value (German *sie geht* / *sie gehen*), and the `OPTIONAL_AGREEMENT` of a language.
+swapped value (German *sie geht* / *sie gehen*), the `OPTIONAL_AGREEMENT` of a language,
+English collective nouns (*the team are*), and gender swaps on a title before a name, whose
+gender is its bearer's.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..grammar.ambiguity import AGREEMENT, AgreementReadings, Reading, values
 from ..grammar.morphology import normalise
@@ -65,13 +68,42 @@ UNANNOTATED, DISAGREE = "subject_lacks_feature", "treebank_disagreement"
 NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
 NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
 AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
-# Where a language lets a subject take either value, the swap to it is no error:
-# lang -> (feature, the subject's value, the swapped value, whether only a verb before it).
-# Turkish third-person plural subjects often take a singular verb (*çocuklar geldi*); Arabic
-# verbs before a plural subject are singular (*ذهب الطلاب*).
+class Optional(NamedTuple):
+    """Where a language lets a subject take either value, the swap to it is no error."""
+
+    feature: str
+    good: str  # the verb's value
+    bad: str  # the swapped value
+    subject_number: str
+    verb_first: bool = False  # only for a verb before its subject
+    person: str | None = None  # only for a verb of this person
+
+
+# Turkish third-person plural subjects often take a singular verb (*çocuklar geldi*), and a
+# third-person plural verb may be an honorific or have a dropped subject; Arabic verbs before
+# a plural subject are singular (*ذهب الطلاب*); Spanish, Catalan and Greek plural subjects
+# take a first or second person plural verb that includes the speaker or hearer (*los
+# españoles somos*).
+_UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
 OPTIONAL_AGREEMENT = {
-    "tr": ("Number", "Plur", "Sing", False),
-    "ar": ("Number", "Plur", "Sing", True),
+    "tr": (
+        Optional("Number", "Plur", "Sing", "Plur"),
+        Optional("Number", "Sing", "Plur", "Sing", person="3"),
+    ),
+    "ar": (Optional("Number", "Plur", "Sing", "Plur", verb_first=True),),
+    "es": _UNAGREEMENT,
+    "ca": _UNAGREEMENT,
+    "el": _UNAGREEMENT,
+}
+# English singular collective nouns take a plural verb in British use (*the team are*).
+COLLECTIVE_NOUNS = {
+    "en": frozenset(
+        "administration agency army association audience band bank board cabinet class club "
+        "committee community company congress corporation council couple crew crowd department "
+        "family firm government group industry jury majority management media minority ministry "
+        "navy opposition organisation organization parliament party police population press "
+        "public school staff team union university".split(" ")
+    )
 }
 
 
@@ -271,11 +303,26 @@ class Site:
     part_of: list[int]
 
     def optional(self, feature: str, good: str, bad: str) -> bool:
-        """Whether the language also allows the swapped value here (`OPTIONAL_AGREEMENT`)."""
-        rule = OPTIONAL_AGREEMENT.get(self.lang)
-        if rule is None or rule[:3] != (feature, good, bad):
-            return False
-        return not rule[3] or self.target < self.subject
+        """Whether the language also allows the swapped value here: an `OPTIONAL_AGREEMENT`
+        rule, a collective noun's plural, a title whose gender is its bearer's (*ח"כ
+        גולדמן*, *Dr. Smith*)."""
+        cols, subject = self.cols, self.subject
+        number = parse_feats(cols.feats[subject]).get("Number")
+        person = parse_feats(cols.feats[self.target]).get("Person")
+        for rule in OPTIONAL_AGREEMENT.get(self.lang, ()):
+            if (
+                rule[:4] == (feature, good, bad, number)
+                and (not rule.verb_first or self.target < subject)
+                and rule.person in (None, person)
+            ):
+                return True
+        lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject]).lower()
+        if feature == "Number" and lemma in COLLECTIVE_NOUNS.get(self.lang, ()):
+            return True
+        named = any(
+            h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads)
+        )
+        return feature == "Gender" and cols.upos[subject] == "NOUN" and named
 
 
 def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
