@@ -68,6 +68,8 @@ UNANNOTATED, DISAGREE = "subject_lacks_feature", "treebank_disagreement"
 NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
 NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
 AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
+
+
 class Optional(NamedTuple):
     """Where a language lets a subject take either value, the swap to it is no error."""
 
@@ -98,11 +100,55 @@ OPTIONAL_AGREEMENT = {
 # English singular collective nouns take a plural verb in British use (*the team are*).
 COLLECTIVE_NOUNS = {
     "en": frozenset(
-        "administration agency army association audience band bank board cabinet class club "
-        "committee community company congress corporation council couple crew crowd department "
-        "family firm government group industry jury majority management media minority ministry "
-        "navy opposition organisation organization parliament party police population press "
-        "public school staff team union university".split(" ")
+        [
+            "administration",
+            "agency",
+            "army",
+            "association",
+            "audience",
+            "band",
+            "bank",
+            "board",
+            "cabinet",
+            "class",
+            "club",
+            "committee",
+            "community",
+            "company",
+            "congress",
+            "corporation",
+            "council",
+            "couple",
+            "crew",
+            "crowd",
+            "department",
+            "family",
+            "firm",
+            "government",
+            "group",
+            "industry",
+            "jury",
+            "majority",
+            "management",
+            "media",
+            "minority",
+            "ministry",
+            "navy",
+            "opposition",
+            "organisation",
+            "organization",
+            "parliament",
+            "party",
+            "police",
+            "population",
+            "press",
+            "public",
+            "school",
+            "staff",
+            "team",
+            "union",
+            "university",
+        ]
     )
 }
 
@@ -319,9 +365,7 @@ class Site:
         lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject]).lower()
         if feature == "Number" and lemma in COLLECTIVE_NOUNS.get(self.lang, ()):
             return True
-        named = any(
-            h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads)
-        )
+        named = any(h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads))
         return feature == "Gender" and cols.upos[subject] == "NOUN" and named
 
 
