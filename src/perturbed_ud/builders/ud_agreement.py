@@ -1,6 +1,6 @@
 """Agreement minimal pairs from any UD treebank (after MultiBLiMP): a config per language, a
 split per phenomenon (subject–verb or subject–participle agreement in number, person or
-gender). The pair finding is `..perturb.agreement`; this module reads the treebanks, writes
+gender). The pair finding is `..grammar.agreement_pairs`; this module reads the treebanks, writes
 the rows and describes them, counts beside MultiBLiMP 1.0's.
 """
 
@@ -19,15 +19,15 @@ from ..data.card import CardText, build_parameters, treebank_sources, ud_citatio
 from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..files import file_sha256
-from ..grammar.ambiguity import AgreementReadings
-from ..grammar.morphology import pymorphy_available
-from ..perturb.agreement import (
+from ..grammar.agreement_pairs import (
     PHENOMENA,
     AgreementForms,
     AgreementPair,
     lexicon_readings,
     sentence_pairs,
 )
+from ..grammar.ambiguity import AgreementReadings
+from ..grammar.morphology import pymorphy_available
 from ..perturb.inflection import RussianParadigms
 from ..perturb.unimorph import LICENCE as UNIMORPH_LICENCE
 from ..perturb.unimorph import TABLES, unimorph_lexicon

@@ -41,14 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..grammar.ambiguity import AGREEMENT, AgreementReadings, Reading, values
-from ..grammar.morphology import normalise
+from ..perturb.inflection import Lexicon
+from ..perturb.lemma import lemma_or_form
+from ..perturb.spacing import space_after
+from ..perturb.surface_rules import like_case
 from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import Sentence, parse_feats, read_conllu
-from .inflection import Lexicon
-from .lemma import lemma_or_form
-from .spacing import space_after
-from .surface_rules import like_case
+from .ambiguity import AGREEMENT, AgreementReadings, Reading, values
+from .morphology import normalise
 
 MAX_WORDS = 64  # longer sentences are left out (MultiBLiMP's limit)
 SUBJECT_UPOS = frozenset({"NOUN", "PRON"})
