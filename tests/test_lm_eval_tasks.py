@@ -76,6 +76,31 @@ def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_
 
 
 @pytest.mark.peer
+def test_ud_agreement_scores_are_ours_pair_by_pair(tiny_gpt2, tmp_path):
+    dataset = perturbed_ud.build("ud_agreement", tmp_path / "data", ud_root=UD_ROOT,
+                                 langs=["en", "de"], limit=150)  # fmt: skip
+    folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    results = run_harness(folder.parent, tiny_gpt2, "ud_agreement")
+    run = tmp_path / "run"
+    ours = perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(tiny_gpt2),
+                                 out=str(run), kind="causal", bos="prepend")  # fmt: skip
+    table = pd.DataFrame(ours["metrics"]["accuracy"])
+    assert len(table) >= 3  # en and de, number and person
+    pairs = pd.read_parquet(run / "pairs.parquet").set_index("pair_id")
+    for row in table.itertuples():
+        name = f"ud_agreement_{row.lang}_{row.construction}"
+        assert len(results["samples"][name]) == row.N
+        harness = results["results"][name]["acc,none"]
+        assert harness == pytest.approx((row.correct + row.ties) / row.N, abs=1e-12)
+    for name, samples in results["samples"].items():
+        for sample in samples:
+            (good, _), (bad, _) = sample["filtered_resps"]
+            ours_pair = pairs.loc[sample["doc"]["pair_id"]]
+            assert good == pytest.approx(ours_pair["good_score"], abs=1e-4), name
+            assert bad == pytest.approx(ours_pair["bad_score"], abs=1e-4), name
+
+
+@pytest.mark.peer
 def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tmp_path):
     dataset = perturbed_ud.build("perturbed-ud", tmp_path / "data", ud_root=UD_ROOT, langs=["en"],
                                  seeds=[1], scrambles=["part"], limit=20)  # fmt: skip
