@@ -101,7 +101,7 @@ FEATURES = Features(
 def pair_row(lang: str, code: str, sent_id: str, forms: list[str], pair: AgreementPair) -> dict:
     """A pair by `FEATURES` column name."""
     return {
-        "pair_id": f"{code}:{sent_id}:{pair.target + 1}:{pair.feature}:{pair.bad_value}",
+        "pair_id": f"{lang}/{code}:{sent_id}:{pair.target + 1}:{pair.feature}:{pair.bad_value}",
         "lang": lang,
         "treebank": code,
         "sent_id": sent_id,
