@@ -50,21 +50,14 @@ def run_harness(tasks, model, group: str, limit: int | None = None) -> dict:
     )  # fmt: skip
 
 
-@pytest.mark.peer
-def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_path):
-    folder = perturbed_ud.lm_eval_tasks(clams, tmp_path / "tasks")
-    results = run_harness(folder.parent, tiny_gpt2, "clams")
+def harness_and_ours(dataset, model, tmp_path, group: str):
+    """The harness's results on the dataset's task group, and our accuracy table and pair
+    scores; every harness sample's log-likelihoods checked against our pair's scores."""
+    folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    results = run_harness(folder.parent, model, group)
     run = tmp_path / "run"
-    ours = perturbed_ud.evaluate("minimal-pair", dataset=str(clams), model=str(tiny_gpt2),
+    ours = perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(model),
                                  out=str(run), kind="causal", bos="prepend")  # fmt: skip
-    table = pd.DataFrame(ours["metrics"]["accuracy"])
-    assert set(table["construction"]) == {"simple_agrmt", "vp_coord"}
-    assert table["ties"].gt(0).all()  # the "put" pairs
-    for row in table.itertuples():
-        harness = results["results"][f"clams_en_{row.construction}"]
-        assert row.accuracy == pytest.approx(row.correct / row.N, abs=1e-12)
-        assert harness["acc,none"] == pytest.approx((row.correct + row.ties) / row.N, abs=1e-12)
-        assert len(results["samples"][f"clams_en_{row.construction}"]) == row.N
     pairs = pd.read_parquet(run / "pairs.parquet").set_index("pair_id")
     for name, samples in results["samples"].items():
         for sample in samples:
@@ -73,31 +66,34 @@ def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_
             assert good == pytest.approx(ours_pair["good_score"], abs=1e-4), name
             assert bad == pytest.approx(ours_pair["bad_score"], abs=1e-4), name
             assert (ours_pair["outcome"] == "tie") == (good == bad)
+    return results, pd.DataFrame(ours["metrics"]["accuracy"])
+
+
+def check_accuracies(results, table, group: str) -> None:
+    """The harness counts a tie as correct; our accuracy does not."""
+    for row in table.itertuples():
+        name = f"{group}_{row.lang}_{row.construction}"
+        assert row.accuracy == pytest.approx(row.correct / row.N, abs=1e-12)
+        harness = results["results"][name]["acc,none"]
+        assert harness == pytest.approx((row.correct + row.ties) / row.N, abs=1e-12)
+        assert len(results["samples"][name]) == row.N
+
+
+@pytest.mark.peer
+def test_clams_accuracy_is_ours_with_ties_counted_correct(clams, tiny_gpt2, tmp_path):
+    results, table = harness_and_ours(clams, tiny_gpt2, tmp_path, "clams")
+    assert set(table["construction"]) == {"simple_agrmt", "vp_coord"}
+    assert table["ties"].gt(0).all()  # the "put" pairs
+    check_accuracies(results, table, "clams")
 
 
 @pytest.mark.peer
 def test_ud_agreement_scores_are_ours_pair_by_pair(tiny_gpt2, tmp_path):
     dataset = perturbed_ud.build("ud_agreement", tmp_path / "data", ud_root=UD_ROOT,
                                  langs=["en", "de"], limit=150)  # fmt: skip
-    folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
-    results = run_harness(folder.parent, tiny_gpt2, "ud_agreement")
-    run = tmp_path / "run"
-    ours = perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(tiny_gpt2),
-                                 out=str(run), kind="causal", bos="prepend")  # fmt: skip
-    table = pd.DataFrame(ours["metrics"]["accuracy"])
+    results, table = harness_and_ours(dataset, tiny_gpt2, tmp_path, "ud_agreement")
     assert len(table) >= 3  # en and de, number and person
-    pairs = pd.read_parquet(run / "pairs.parquet").set_index("pair_id")
-    for row in table.itertuples():
-        name = f"ud_agreement_{row.lang}_{row.construction}"
-        assert len(results["samples"][name]) == row.N
-        harness = results["results"][name]["acc,none"]
-        assert harness == pytest.approx((row.correct + row.ties) / row.N, abs=1e-12)
-    for name, samples in results["samples"].items():
-        for sample in samples:
-            (good, _), (bad, _) = sample["filtered_resps"]
-            ours_pair = pairs.loc[sample["doc"]["pair_id"]]
-            assert good == pytest.approx(ours_pair["good_score"], abs=1e-4), name
-            assert bad == pytest.approx(ours_pair["bad_score"], abs=1e-4), name
+    check_accuracies(results, table, "ud_agreement")
 
 
 @pytest.mark.peer
