@@ -170,15 +170,14 @@ class UDAgreement(UDFamily):
         """Every pair of one treebank's selected sentences, phenomenon by phenomenon."""
         lang, code = treebank.lang, treebank.code
         files = lexicon_files(treebank, [], siblings=True)
-        extra = [unimorph_lexicon(lang)] if self.settings.unimorph else []
+        unimorph = unimorph_lexicon(lang) if self.settings.unimorph else None
         pymorphy = lang == "ru" and pymorphy_available()
-        if pymorphy:
-            extra.append(RussianParadigms())
+        extra = [*([unimorph] if unimorph else []), *([RussianParadigms()] if pymorphy else [])]
         forms = AgreementForms.from_ud(files, extra)
         readings = AgreementReadings(
             files,
             pymorphy=pymorphy,
-            extra={"unimorph": lexicon_readings(extra[0])} if self.settings.unimorph else None,
+            extra={"unimorph": lexicon_readings(unimorph)} if unimorph else None,
         )
         rows: dict[str, list[dict]] = {split: [] for split in SPLITS}
         counts, sources, dropped = Counter(), Counter(), Counter()

@@ -201,12 +201,12 @@ class AgreementForms:
                     if upos in HEAD_UPOS:
                         lemma = lemma_or_form(s.forms[i], s.lemmas[i])
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
-                    elif upos in SUBJECT_UPOS and _nominative(parse_feats(s.feats[i])):
-                        found = nominals.setdefault(normalise(s.forms[i]), {})
-                        for name in AGREEMENT:
-                            found.setdefault(name, set()).update(
-                                values(parse_feats(s.feats[i]), name)
-                            )
+                    elif upos in SUBJECT_UPOS:
+                        feats = parse_feats(s.feats[i])
+                        if _nominative(feats):
+                            found = nominals.setdefault(normalise(s.forms[i]), {})
+                            for name in AGREEMENT:
+                                found.setdefault(name, set()).update(values(feats, name))
         return cls([lexicon, *extra], nominals)
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:

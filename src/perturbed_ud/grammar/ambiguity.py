@@ -77,11 +77,9 @@ def agrees(reading: Reading, subject: Subject, feature: str, target: Reading) ->
             return False
     if reading.value(feature):
         return True
-    return (
-        bool(target.tense)
-        and reading.tense != target.tense
-        or bool(target.mood and reading.mood and reading.mood != target.mood)
-    )
+    other_tense = bool(target.tense) and reading.tense != target.tense
+    other_mood = bool(target.mood and reading.mood) and reading.mood != target.mood
+    return other_tense or other_mood
 
 
 @cache
