@@ -104,11 +104,18 @@ def test_a_dataset_for_another_command_is_named_as_such(
     assert not (tmp_path / "run" / "chunks").exists()
 
 
-def test_balance_refuses_a_spud_dataset(built, tmp_path, tiny_bert):
-    result = invoke("balance", "--dataset", built / "spud", "--tokenizer", tiny_bert,
+@pytest.mark.parametrize(
+    "dataset, suits",
+    [("spud", "probe` or `evaluate score"), ("clams", "minimal-pair")],
+)
+def test_balance_refuses_data_it_cannot_balance(built, tmp_path, tiny_bert, dataset, suits):
+    """Balancing keeps the items a tokenizer can mask in every condition: nonce sentences and
+    minimal pairs (scored whole, by any tokenizer) have nothing to balance."""
+    result = invoke("balance", "--dataset", built / dataset, "--tokenizer", tiny_bert,
                     "--out", tmp_path / "balanced")  # fmt: skip
-    assert_refused(result, f"split 'orig' of config 'en_seed1' of {built / 'spud'} lacks")
-    assert "it is data for `evaluate probe` or `evaluate score`" in result.output
+    assert_refused(result, "split ")
+    assert f" of {built / dataset} lacks the columns" in result.output
+    assert f"it is data for `evaluate {suits}`" in result.output
     assert not (tmp_path / "balanced").exists()
 
 

@@ -173,6 +173,27 @@ def test_refusals_by_reason(tmp_path):
     assert dropped["coordinated_subject"] == 1
 
 
+def test_agreement_a_language_allows_either_way_is_no_pair(tmp_path):
+    """Arabic: a verb before a feminine subject may be masculine (*طلع الشمس*, the sun rose);
+    after it, or before a masculine one, the other gender is an error."""
+    verb = "طلع طلع VERB Aspect=Perf|Gender={}|Number=Sing|Person=3|Voice=Act"
+    noun = "{} {} NOUN Case=Nom|Definite=Def|Gender={}|Number=Sing"
+    text = "".join([
+        sentence("1", "1 " + verb.format("Fem").replace("طلع ", "طلعت ", 1) + " 0 root",
+                 "2 " + noun.format("الشمس", "شمس", "Fem") + " 1 nsubj"),
+        sentence("2", "1 " + verb.format("Masc") + " 0 root",
+                 "2 " + noun.format("القمر", "قمر", "Masc") + " 1 nsubj"),
+        sentence("3", "1 " + noun.format("الشمس", "شمس", "Fem") + " 2 nsubj",
+                 "2 " + verb.format("Fem").replace("طلع ", "طلعت ", 1) + " 0 root"),
+    ])  # fmt: skip
+    found, dropped = pairs_of(tmp_path, text, lang="ar")
+    assert {(p.sentence_good, p.sentence_bad) for p in found} == {
+        ("طلع القمر", "طلعت القمر"),
+        ("الشمس طلعت", "الشمس طلع"),
+    }
+    assert dropped["sv_gender:optional_agreement"] == 1
+
+
 def test_a_rebuild_in_another_process_is_byte_identical(built, tmp_path):
     out = tmp_path / "again"
     args = ["build", "ud_agreement", "--ud-root", str(UD_ROOT), "--langs", ",".join(LANGS),

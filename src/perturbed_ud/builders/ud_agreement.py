@@ -284,11 +284,11 @@ swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<s
 swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
 German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
-subjects with singular verbs, Arabic verbs before plural subjects),
+subjects with singular verbs, Arabic verbs before plural or feminine subjects),
 `subject_lacks_feature`, `treebank_disagreement` (the treebank's subject and verb disagree),
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
 `coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,
-`quantified_subject`, `in_multiword_token_or_clitic`):
+`quantified_subject`, `in_multiword_token`):
 
 {markdown_table(["lang", "dropped"], drop_rows)}""",
             citation=ud_citations(manifest),

@@ -269,7 +269,8 @@ def render(
 Version {manifest["version"]}, built by perturbed-ud {manifest["toolkit_version"]}.
 Signature: {inline_code(manifest["signature"])} (config id {inline_code(manifest["config_id"])}).
 
-{description}
+{description.rstrip()}
+
 ## Loading
 
 ```python

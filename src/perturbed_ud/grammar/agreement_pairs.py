@@ -83,16 +83,23 @@ class Optional(NamedTuple):
 
 # Turkish third-person plural subjects often take a singular verb (*çocuklar geldi*), and a
 # third-person plural verb may be an honorific or have a dropped subject; Arabic verbs before
-# a plural subject are singular (*ذهب الطلاب*); Spanish, Catalan and Greek plural subjects
-# take a first or second person plural verb that includes the speaker or hearer (*los
-# españoles somos*).
+# a plural subject are singular (*ذهب الطلاب*), and may be masculine before a feminine subject
+# that is not a woman or stands apart from the verb (*طلع الشمس*) and of either gender before
+# a broken or non-human plural (*قالت الرجال*), which UD does not tell from others; Spanish,
+# Catalan and Greek plural subjects take a first or second person plural verb that includes
+# the speaker or hearer (*los españoles somos*).
 _UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
 OPTIONAL_AGREEMENT = {
     "tr": (
         Optional("Number", "Plur", "Sing", "Plur"),
         Optional("Number", "Sing", "Plur", "Sing", person="3"),
     ),
-    "ar": (Optional("Number", "Plur", "Sing", "Plur", verb_first=True),),
+    "ar": (
+        Optional("Number", "Plur", "Sing", "Plur", verb_first=True),
+        Optional("Gender", "Fem", "Masc", "Sing", verb_first=True),
+        Optional("Gender", "Fem", "Masc", "Plur", verb_first=True),
+        Optional("Gender", "Masc", "Fem", "Plur", verb_first=True),
+    ),
     "es": _UNAGREEMENT,
     "ca": _UNAGREEMENT,
     "el": _UNAGREEMENT,
