@@ -285,6 +285,8 @@ swapped form has a reading that agrees with the subject, so the bad sentence may
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
 German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
 subjects with singular verbs, Arabic verbs before plural or feminine subjects),
+`other_reading` (the subject may be read as addressed or as the predicate: Turkish *ne
+oldum*), `changes_more_than_agreement` (the form differs in an unannotated suffix too),
 `subject_lacks_feature`, `treebank_disagreement` (the treebank's subject and verb disagree),
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
 `coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,

@@ -30,11 +30,16 @@ Added here, where a swap would not make the sentence wrong: subjects not in the 
 *пять студентов пришло/пришли*: both fine), a subject form that itself has a reading with the
 swapped value (German *sie geht* / *sie gehen*), the `OPTIONAL_AGREEMENT` of a language,
 English collective nouns (*the team are*), and gender swaps on a title before a name, whose
-gender is its bearer's.
+gender is its bearer's; swaps that let the subject be read otherwise (`other_reading`):
+a second-person imperative or Turkish second-person verb, whose subject may be a vocative
+(*Herkes otur*, everyone, sit), and a Turkish person swap on *ol-* 'be, become', whose subject
+may be its predicate (*ne oldum*, what have I become); and, where the treebank leaves a
+suffix unannotated, forms that differ within the stem (`AGREEMENT_AFTER_STEM`).
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -68,6 +73,7 @@ UNANNOTATED, DISAGREE = "subject_lacks_feature", "treebank_disagreement"
 NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
 NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
 AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
+OTHER_READING, NOT_MINIMAL = "other_reading", "changes_more_than_agreement"
 
 
 class Optional(NamedTuple):
@@ -104,6 +110,16 @@ OPTIONAL_AGREEMENT = {
     "ca": _UNAGREEMENT,
     "el": _UNAGREEMENT,
 }
+# Person swaps on these verbs let a nominal subject be read as their predicate, with a dropped
+# pronoun subject (Turkish *öğretmen oldu* the teacher happened -> *öğretmen oldum* I became
+# a teacher).
+PREDICATE_VERBS = {"tr": frozenset(["ol"])}
+# Languages whose agreement endings come after every other suffix, so that a swapped form
+# shares more than the lemma with the original; forms that part earlier differ in a suffix
+# the treebank leaves unannotated (Turkish BOUN marks no ability: *öğrenmediler* and
+# *öğrenemediniz* differ only in Person in its FEATS) or in vowel harmony (*musunuz* /
+# *miyiz*).
+AGREEMENT_AFTER_STEM = frozenset(["tr"])
 # English singular collective nouns take a plural verb in British use (*the team are*).
 COLLECTIVE_NOUNS = {
     "en": frozenset(
@@ -375,6 +391,16 @@ class Site:
         named = any(h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads))
         return feature == "Gender" and cols.upos[subject] == "NOUN" and named
 
+    def other_reading(self, feats: dict[str, str], person: str) -> bool:
+        """Whether the swap to `person` lets the subject be read as something else: addressed
+        (a second-person imperative, or a Turkish second-person verb: *Çocuklar ödevinizi
+        yapmadınız*, children, you did not do your homework), or the predicate of a verb
+        like Turkish *ol-* with a dropped pronoun subject (*ne oldum*)."""
+        if person == "2" and (feats.get("Mood") == "Imp" or self.lang == "tr"):
+            return True
+        lemma = lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
+        return lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
+
 
 def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
     cols, subject, target, parts, part_of = (site.cols, site.subject, site.target, site.parts,
@@ -409,7 +435,7 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
                 dropped[f"{phenomenon}:{NO_FORM}"] += 1
                 continue
             bad_form, source = like_case(form, found[0]), found[1]
-            why = _refusal(site, feature, feats[feature], value, form, bad_form, forms)
+            why = _refusal(site, feature, feats, value, form, bad_form, forms)
             if why:
                 dropped[f"{phenomenon}:{why}"] += 1
                 continue
@@ -439,12 +465,18 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
     return pairs
 
 
-def _refusal(site: Site, feature, good, bad, form, bad_form, forms) -> str | None:
+def _refusal(site: Site, feature, feats, bad, form, bad_form, forms) -> str | None:
     """Why a found form makes no wrong sentence here, or None."""
     if bad_form.lower() == form.lower() or " " in bad_form:
         return SYNCRETIC
-    if site.optional(feature, good, bad):
+    if site.lang in AGREEMENT_AFTER_STEM:
+        lemma = lemma_or_form(form, site.cols.lemmas[site.target]).lower()
+        if len(os.path.commonprefix([form.lower(), bad_form.lower()])) <= len(lemma):
+            return NOT_MINIMAL
+    if site.optional(feature, feats[feature], bad):
         return OPTIONAL
+    if feature == "Person" and site.other_reading(feats, bad):
+        return OTHER_READING
     if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
         return AMBIGUOUS_SUBJECT
     return None
