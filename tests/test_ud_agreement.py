@@ -195,9 +195,10 @@ def test_agreement_a_language_allows_either_way_is_no_pair(tmp_path):
 
 
 def test_a_swap_that_lets_the_subject_be_read_otherwise_is_no_pair(tmp_path):
-    """Turkish: a second-person verb makes its subject a vocative (*Adam geldin*, man, you
-    came), a person swap on *ol-* its predicate (*Ne oldum*, what have I become), and a form
-    that differs before the agreement ending changes more (BOUN leaves ability unmarked)."""
+    """Turkish: a first- or second-person verb makes a noun before it a vocative (*Adam
+    geldim*, man, I came), unless a third person's (*Annesi*, his mother); a person swap on
+    *ol-* makes its subject the predicate (*Ne oldum*, what have I become); a form that
+    differs within the lemma changes more than agreement (BOUN leaves ability unmarked)."""
     past = "Aspect=Perf|Mood=Ind|Number=Sing|Person={}|Polarity={}|Tense=Past"
     noun = "Case=Nom|Number=Sing|Person=3"
     text = "".join([
@@ -211,20 +212,23 @@ def test_a_swap_that_lets_the_subject_be_read_otherwise_is_no_pair(tmp_path):
                  "2 oldu ol VERB " + past.format(3, "Pos") + " 0 root"),
         sentence("5", "1 Ben ben PRON Case=Nom|Number=Sing|Person=1|PronType=Prs 2 nsubj",
                  "2 oldum ol VERB " + past.format(1, "Pos") + " 0 root"),
-        sentence("6", "1 Adam adam NOUN " + noun + " 2 nsubj",
+        sentence("6", "1 Annesi anne NOUN Case=Nom|Number=Sing|Number[psor]=Sing|Person=3|"
+                 "Person[psor]=3 2 nsubj",
+                 "2 geldi gel VERB " + past.format(3, "Pos") + " 0 root"),
+        sentence("7", "1 Adam adam NOUN " + noun + " 2 nsubj",
                  "2 öğrenmedi öğren VERB " + past.format(3, "Neg") + " 0 root"),
-        sentence("7", "1 Ben ben PRON Case=Nom|Number=Sing|Person=1|PronType=Prs 2 nsubj",
+        sentence("8", "1 Ben ben PRON Case=Nom|Number=Sing|Person=1|PronType=Prs 2 nsubj",
                  "2 öğrenemedim öğren VERB " + past.format(1, "Neg") + " 0 root"),
     ])  # fmt: skip
     found, dropped = pairs_of(tmp_path, text, lang="tr")
     assert {(p.sentence_good, p.sentence_bad) for p in found} == {
-        ("Adam geldi", "Adam geldim"),
+        ("Annesi geldi", "Annesi geldim"),
         ("Ben geldim", "Ben geldi"),
         ("Sen geldin", "Sen geldi"),
         ("Sen geldin", "Sen geldim"),
     }
-    # geldin after Adam and Ben; oldum after Ne, oldu after Ben
-    assert dropped["sv_person:other_reading"] == 4
+    # geldim and geldin after Adam, geldin after Ben and Annesi; oldum after Ne, oldu after Ben
+    assert dropped["sv_person:other_reading"] == 6
     # öğrenemedim for öğrenmedi, and back
     assert dropped["sv_person:changes_more_than_agreement"] == 2
 

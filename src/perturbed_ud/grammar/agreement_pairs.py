@@ -30,11 +30,12 @@ Added here, where a swap would not make the sentence wrong: subjects not in the 
 *пять студентов пришло/пришли*: both fine), a subject form that itself has a reading with the
 swapped value (German *sie geht* / *sie gehen*), the `OPTIONAL_AGREEMENT` of a language,
 English collective nouns (*the team are*), and gender swaps on a title before a name, whose
-gender is its bearer's; swaps that let the subject be read otherwise (`other_reading`):
-a second-person imperative or Turkish second-person verb, whose subject may be a vocative
-(*Herkes otur*, everyone, sit), and a Turkish person swap on *ol-* 'be, become', whose subject
-may be its predicate (*ne oldum*, what have I become); and, where the treebank leaves a
-suffix unannotated, forms that differ within the stem (`AGREEMENT_AFTER_STEM`).
+gender is its bearer's; swaps that let the subject be read otherwise (`other_reading`): a
+second-person imperative, or in Turkish a second-person verb or a first-person verb after a
+noun, whose subject may be a vocative (*Herkes otur*, everyone, sit), and a Turkish person
+swap on *ol-* 'be, become', whose subject may be its predicate (*ne oldum*, what have I
+become); and, where the treebank leaves a suffix unannotated, forms that differ within the
+stem (`AGREEMENT_AFTER_STEM`).
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ OPTIONAL_AGREEMENT = {
     "ca": _UNAGREEMENT,
     "el": _UNAGREEMENT,
 }
+# Languages that write a vocative without a comma, so that a first- or second-person verb may
+# have a dropped pronoun subject and the nominal before it be addressed.
+VOCATIVE_WITHOUT_COMMA = frozenset(["tr"])
 # Person swaps on these verbs let a nominal subject be read as their predicate, with a dropped
 # pronoun subject (Turkish *öğretmen oldu* the teacher happened -> *öğretmen oldum* I became
 # a teacher).
@@ -393,12 +397,20 @@ class Site:
 
     def other_reading(self, feats: dict[str, str], person: str) -> bool:
         """Whether the swap to `person` lets the subject be read as something else: addressed
-        (a second-person imperative, or a Turkish second-person verb: *Çocuklar ödevinizi
-        yapmadınız*, children, you did not do your homework), or the predicate of a verb
-        like Turkish *ol-* with a dropped pronoun subject (*ne oldum*)."""
-        if person == "2" and (feats.get("Mood") == "Imp" or self.lang == "tr"):
+        (a second-person imperative; where vocatives go without a comma, a second-person
+        verb, *Çocuklar ödevinizi yapmadınız*, children, you did not do your homework, or a
+        first-person verb after a noun, *gazeteciler geliyorum*, journalists, I am coming),
+        or the predicate of a verb like Turkish *ol-* with a dropped pronoun subject (*ne
+        oldum*)."""
+        cols, subject = self.cols, self.subject
+        if person == "2" and feats.get("Mood") == "Imp":
             return True
-        lemma = lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
+        if self.lang in VOCATIVE_WITHOUT_COMMA and person in ("1", "2"):
+            # a pronoun, or a noun of a third person's (*annesi*, his mother), is not addressed
+            possessor = parse_feats(cols.feats[subject]).get("Person[psor]")
+            if person == "2" or (cols.upos[subject] != "PRON" and possessor != "3"):
+                return True
+        lemma = lemma_or_form(cols.forms[self.target], cols.lemmas[self.target])
         return lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
 
 
