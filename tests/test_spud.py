@@ -417,6 +417,7 @@ def test_casing_and_arabic_diacritics():
     assert like_case("NATO", "union") == "UNION"
     assert like_case("N'", "pas") == "Pas"
     assert like_case("maison", "Paris") == "Paris"
+    assert like_case("İzlemedi", "izledim") == "İzledim"  # not dotless "Izledim"
     assert strip_arabic_diacritics("كَتَبَ") == "كتب"
     if find_spec("pyarabic"):
         from pyarabic.araby import strip_diacritics

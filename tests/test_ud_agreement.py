@@ -174,31 +174,40 @@ def test_refusals_by_reason(tmp_path):
 
 
 def test_agreement_a_language_allows_either_way_is_no_pair(tmp_path):
-    """Arabic: a verb before a feminine subject may be masculine (*طلع الشمس*, the sun rose);
-    after it, or before a masculine one, the other gender is an error."""
-    verb = "طلع طلع VERB Aspect=Perf|Gender={}|Number=Sing|Person=3|Voice=Act"
-    noun = "{} {} NOUN Case=Nom|Definite=Def|Gender={}|Number=Sing"
+    """Arabic: a verb before a feminine subject may be masculine (*طلع الشمس*, the sun rose),
+    as before a dual (*المنظمتان*), and of either gender before a plural (*قالت الرجال*);
+    after the subject, or before a masculine singular, the other gender is an error."""
+    verb = "{} طلع VERB Aspect=Perf|Gender={}|Number=Sing|Person=3|Voice=Act"
+    masc, fem = verb.format("طلع", "Masc"), verb.format("طلعت", "Fem")
+
+    def noun(form, gender, number):
+        return f"{form} {form} NOUN Case=Nom|Definite=Def|Gender={gender}|Number={number}"
+
+    def verb_first(sent_id, verb, subject):
+        return sentence(sent_id, f"1 {verb} 0 root", f"2 {subject} 1 nsubj")
+
     text = "".join([
-        sentence("1", "1 " + verb.format("Fem").replace("طلع ", "طلعت ", 1) + " 0 root",
-                 "2 " + noun.format("الشمس", "شمس", "Fem") + " 1 nsubj"),
-        sentence("2", "1 " + verb.format("Masc") + " 0 root",
-                 "2 " + noun.format("القمر", "قمر", "Masc") + " 1 nsubj"),
-        sentence("3", "1 " + noun.format("الشمس", "شمس", "Fem") + " 2 nsubj",
-                 "2 " + verb.format("Fem").replace("طلع ", "طلعت ", 1) + " 0 root"),
+        verb_first("1", fem, noun("الشمس", "Fem", "Sing")),
+        verb_first("2", masc, noun("القمر", "Masc", "Sing")),
+        sentence("3", "1 " + noun("الشمس", "Fem", "Sing") + " 2 nsubj", f"2 {fem} 0 root"),
+        verb_first("4", fem, noun("الشمسان", "Fem", "Dual")),
+        verb_first("5", masc, noun("الأقمار", "Masc", "Plur")),
+        verb_first("6", fem, noun("الشموس", "Fem", "Plur")),
     ])  # fmt: skip
     found, dropped = pairs_of(tmp_path, text, lang="ar")
     assert {(p.sentence_good, p.sentence_bad) for p in found} == {
         ("طلع القمر", "طلعت القمر"),
         ("الشمس طلعت", "الشمس طلع"),
     }
-    assert dropped["sv_gender:optional_agreement"] == 1
+    assert dropped["sv_gender:optional_agreement"] == 4
 
 
 def test_a_swap_that_lets_the_subject_be_read_otherwise_is_no_pair(tmp_path):
-    """Turkish: a first- or second-person verb makes a noun before it a vocative (*Adam
-    geldim*, man, I came), unless a third person's (*Annesi*, his mother); a person swap on
-    *ol-* makes its subject the predicate (*Ne oldum*, what have I become); a form that
-    differs within the lemma changes more than agreement (BOUN leaves ability unmarked)."""
+    """Turkish: a first- or second-person verb makes a noun subject a vocative (*Adam
+    geldim*, man, I came), not a pronoun or a third person's noun (*Annesi*, his mother); a
+    person swap on *ol-* makes its subject the predicate (*Ne oldum*, what have I become); a
+    form that parts from the original within the lemma or at its end changes more than
+    agreement (BOUN leaves negative ability unmarked), unless it is the lemma (*değil*)."""
     past = "Aspect=Perf|Mood=Ind|Number=Sing|Person={}|Polarity={}|Tense=Past"
     noun = "Case=Nom|Number=Sing|Person=3"
     text = "".join([
@@ -219,18 +228,41 @@ def test_a_swap_that_lets_the_subject_be_read_otherwise_is_no_pair(tmp_path):
                  "2 öğrenmedi öğren VERB " + past.format(3, "Neg") + " 0 root"),
         sentence("8", "1 Ben ben PRON Case=Nom|Number=Sing|Person=1|PronType=Prs 2 nsubj",
                  "2 öğrenemedim öğren VERB " + past.format(1, "Neg") + " 0 root"),
+        sentence("9", "1 Ben ben PRON Case=Nom|Number=Sing|Person=1|PronType=Prs 2 nsubj",
+                 "2 değilim değil AUX Number=Sing|Person=1|Polarity=Neg|Tense=Pres 0 root"),
+        sentence("10", "1 O o PRON Case=Nom|Number=Sing|Person=3|PronType=Prs 2 nsubj",
+                 "2 değil değil AUX Number=Sing|Person=3|Polarity=Neg|Tense=Pres 0 root"),
     ])  # fmt: skip
     found, dropped = pairs_of(tmp_path, text, lang="tr")
     assert {(p.sentence_good, p.sentence_bad) for p in found} == {
         ("Annesi geldi", "Annesi geldim"),
+        ("Annesi geldi", "Annesi geldin"),
         ("Ben geldim", "Ben geldi"),
+        ("Ben geldim", "Ben geldin"),
         ("Sen geldin", "Sen geldi"),
         ("Sen geldin", "Sen geldim"),
+        ("Ben değilim", "Ben değil"),
+        ("O değil", "O değilim"),
     }
-    # geldim and geldin after Adam, geldin after Ben and Annesi; oldum after Ne, oldu after Ben
-    assert dropped["sv_person:other_reading"] == 6
+    # geldim and geldin after Adam; oldum after Ne, oldu after Ben
+    assert dropped["sv_person:other_reading"] == 4
     # öğrenemedim for öğrenmedi, and back
     assert dropped["sv_person:changes_more_than_agreement"] == 2
+
+
+def test_a_second_person_imperative_may_address_its_subject(tmp_path):
+    """Portuguese *Todos venham* (everyone come) -> *Todos vinde*: everyone, come! Not an
+    error; the other way, *Vós venham*, is."""
+    imp = "{} vir VERB Mood=Imp|Number=Plur|Person={}|VerbForm=Fin"
+    text = "".join([
+        sentence("1", "1 Todos todo PRON Gender=Masc|Number=Plur|Person=3|PronType=Tot 2 nsubj",
+                 "2 " + imp.format("venham", 3) + " 0 root"),
+        sentence("2", "1 Vós vós PRON Case=Nom|Number=Plur|Person=2|PronType=Prs 2 nsubj",
+                 "2 " + imp.format("vinde", 2) + " 0 root"),
+    ])  # fmt: skip
+    found, dropped = pairs_of(tmp_path, text, lang="pt")
+    assert [(p.sentence_good, p.sentence_bad) for p in found] == [("Vós vinde", "Vós venham")]
+    assert dropped["sv_person:other_reading"] == 1
 
 
 def test_a_rebuild_in_another_process_is_byte_identical(built, tmp_path):

@@ -284,9 +284,10 @@ swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<s
 swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
 German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
-subjects with singular verbs, Arabic verbs before plural or feminine subjects),
+subjects with singular verbs, Arabic verbs before feminine or plural subjects),
 `other_reading` (the subject may be read as addressed or as the predicate: Turkish *ne
-oldum*), `changes_more_than_agreement` (the form differs in an unannotated suffix too),
+oldum*), `changes_more_than_agreement` (the form also differs in an unannotated suffix or
+in vowel harmony),
 `subject_lacks_feature`, `treebank_disagreement` (the treebank's subject and verb disagree),
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
 `coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,

@@ -34,8 +34,8 @@ gender is its bearer's; swaps that let the subject be read otherwise (`other_rea
 second-person imperative, or in Turkish a second-person verb or a first-person verb after a
 noun, whose subject may be a vocative (*Herkes otur*, everyone, sit), and a Turkish person
 swap on *ol-* 'be, become', whose subject may be its predicate (*ne oldum*, what have I
-become); and, where the treebank leaves a suffix unannotated, forms that differ within the
-stem (`AGREEMENT_AFTER_STEM`).
+become); and, where the treebank leaves a suffix unannotated, forms that part within the
+lemma or at its end (`AGREEMENT_AFTER_STEM`).
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ class Optional(NamedTuple):
 # third-person plural verb may be an honorific or have a dropped subject; Arabic verbs before
 # a plural subject are singular (*ذهب الطلاب*), and may be masculine before a feminine subject
 # that is not a woman or stands apart from the verb (*طلع الشمس*) and of either gender before
-# a broken or non-human plural (*قالت الرجال*), which UD does not tell from others; Spanish,
+# a broken or non-human plural (*قالت الرجال*), which UD does not tell from a sound masculine
+# plural (whose verb is masculine: those swaps are refused too); Spanish,
 # Catalan and Greek plural subjects take a first or second person plural verb that includes
 # the speaker or hearer (*los españoles somos*).
 _UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
@@ -104,6 +105,7 @@ OPTIONAL_AGREEMENT = {
     "ar": (
         Optional("Number", "Plur", "Sing", "Plur", verb_first=True),
         Optional("Gender", "Fem", "Masc", "Sing", verb_first=True),
+        Optional("Gender", "Fem", "Masc", "Dual", verb_first=True),
         Optional("Gender", "Fem", "Masc", "Plur", verb_first=True),
         Optional("Gender", "Masc", "Fem", "Plur", verb_first=True),
     ),
@@ -111,18 +113,19 @@ OPTIONAL_AGREEMENT = {
     "ca": _UNAGREEMENT,
     "el": _UNAGREEMENT,
 }
-# Languages that write a vocative without a comma, so that a first- or second-person verb may
-# have a dropped pronoun subject and the nominal before it be addressed.
+# Languages that often write a vocative without a comma, so that a first- or second-person
+# verb may have a dropped pronoun subject and the nominal subject be addressed.
 VOCATIVE_WITHOUT_COMMA = frozenset(["tr"])
 # Person swaps on these verbs let a nominal subject be read as their predicate, with a dropped
-# pronoun subject (Turkish *öğretmen oldu* the teacher happened -> *öğretmen oldum* I became
-# a teacher).
+# pronoun subject (Turkish *sorun oldu*, a problem arose -> *sorun oldum*, I became a
+# problem).
 PREDICATE_VERBS = {"tr": frozenset(["ol"])}
-# Languages whose agreement endings come after every other suffix, so that a swapped form
-# shares more than the lemma with the original; forms that part earlier differ in a suffix
-# the treebank leaves unannotated (Turkish BOUN marks no ability: *öğrenmediler* and
-# *öğrenemediniz* differ only in Person in its FEATS) or in vowel harmony (*musunuz* /
-# *miyiz*).
+# Languages whose agreement endings follow the stem and its derivational and negative
+# suffixes, so that a swapped form shares more than the lemma with the original (or is the
+# lemma, *değil* / *değilim*); forms that part within the lemma or at its end differ in a
+# suffix the treebank leaves unannotated (Turkish BOUN mostly leaves negative ability
+# unmarked: *öğrenmediler* and *öğrenemediniz* differ only in Person in its FEATS) or in
+# vowel harmony (*musunuz* / *miyiz*).
 AGREEMENT_AFTER_STEM = frozenset(["tr"])
 # English singular collective nouns take a plural verb in British use (*the team are*).
 COLLECTIVE_NOUNS = {
@@ -408,7 +411,7 @@ class Site:
         if self.lang in VOCATIVE_WITHOUT_COMMA and person in ("1", "2"):
             # a pronoun, or a noun of a third person's (*annesi*, his mother), is not addressed
             possessor = parse_feats(cols.feats[subject]).get("Person[psor]")
-            if person == "2" or (cols.upos[subject] != "PRON" and possessor != "3"):
+            if cols.upos[subject] != "PRON" and possessor != "3":
                 return True
         lemma = lemma_or_form(cols.forms[self.target], cols.lemmas[self.target])
         return lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
@@ -482,8 +485,12 @@ def _refusal(site: Site, feature, feats, bad, form, bad_form, forms) -> str | No
     if bad_form.lower() == form.lower() or " " in bad_form:
         return SYNCRETIC
     if site.lang in AGREEMENT_AFTER_STEM:
-        lemma = lemma_or_form(form, site.cols.lemmas[site.target]).lower()
-        if len(os.path.commonprefix([form.lower(), bad_form.lower()])) <= len(lemma):
+        # case as written: `like_case` gave both the same first letter (lower() would make
+        # Turkish İ two characters)
+        lemma = lemma_or_form(form, site.cols.lemmas[site.target])
+        shared = len(os.path.commonprefix([form, bad_form]))
+        is_lemma = lemma.lower() in (form.lower(), bad_form.lower())
+        if shared < len(lemma) or (shared == len(lemma) and not is_lemma):
             return NOT_MINIMAL
     if site.optional(feature, feats[feature], bad):
         return OPTIONAL

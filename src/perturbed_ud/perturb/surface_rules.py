@@ -55,11 +55,14 @@ def _same(text: str) -> str:
 
 
 def like_case(original: str, new: str) -> str:
-    """The new word with the original's capitalisation: ALL CAPS, Capitalised, or as is."""
+    """The new word with the original's capitalisation: ALL CAPS, Capitalised, or as is. A
+    new word that starts with the original's letter keeps its capital as written (Turkish
+    *İzledi*: "i".upper() is dotless I)."""
     if sum(c.isalpha() for c in original) > 1 and original.isupper():
         return new.upper()
     if original[:1].isupper():
-        return new[:1].upper() + new[1:]
+        first = original[:1] if original[:1].lower()[:1] == new[:1] else new[:1].upper()
+        return first + new[1:]
     return new
 
 
