@@ -27,6 +27,7 @@ from pathlib import Path
 from datasets import Features, List, Value
 
 from ..data.card import CardText, markdown_table
+from ..data.minimal_pairs import PAIR_FEATURES
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..download import cache_dir, cached, fetch_all
 from ..errors import GrammarError, InputError
@@ -73,12 +74,7 @@ FEATURES = Features(
         "construction": Value("string"),
         "item": Value("int32"),
         "template": Value("int32"),
-        "sentence_good": Value("string"),
-        "sentence_bad": Value("string"),
-        "good_form": Value("string"),
-        "bad_form": Value("string"),
-        "good_positions": List(Value("int32")),
-        "bad_positions": List(Value("int32")),
+        **PAIR_FEATURES,
         "preterminal": Value("string"),
         "good_attributes": List(Value("string")),
         "bad_attributes": List(Value("string")),

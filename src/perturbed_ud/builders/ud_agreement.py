@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets import Features, List, Value
+from datasets import Features, Value
 
 from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
 from ..data.markdown import markdown_table
+from ..data.minimal_pairs import PAIR_FEATURES
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..files import file_sha256
 from ..grammar.agreement_pairs import (
@@ -78,12 +79,7 @@ FEATURES = Features(
         "treebank": Value("string"),
         "sent_id": Value("string"),
         "construction": Value("string"),  # the phenomenon, as the minimal-pair task groups it
-        "sentence_good": Value("string"),
-        "sentence_bad": Value("string"),
-        "good_form": Value("string"),
-        "bad_form": Value("string"),
-        "good_positions": List(Value("int32")),
-        "bad_positions": List(Value("int32")),
+        **PAIR_FEATURES,
         "word_id": Value("int32"),
         "subject_id": Value("int32"),
         "subject_form": Value("string"),

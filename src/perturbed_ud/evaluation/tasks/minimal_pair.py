@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...data.minimal_pairs import PAIR_COLUMNS as COLUMNS
 from ...files import atomic_path
 from ...lm.encodings import masked_pieces
 from ...lm.models import device_for, load_lm
@@ -27,9 +28,6 @@ from ..reporting.statistics import WILSON, wilson_interval
 from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
-
-COLUMNS = ("pair_id", "construction", "sentence_good", "sentence_bad", "good_form", "bad_form",
-           "good_positions", "bad_positions")  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
