@@ -44,6 +44,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -378,13 +379,26 @@ class Site:
     parts: list[str]  # the sentence's text, token by token (`_surface`)
     part_of: list[int]
 
+    @cached_property
+    def feats(self) -> dict[str, str]:
+        """The agreeing word's FEATS."""
+        return parse_feats(self.cols.feats[self.target])
+
+    @cached_property
+    def subject_feats(self) -> dict[str, str]:
+        return parse_feats(self.cols.feats[self.subject])
+
+    @cached_property
+    def lemma(self) -> str:
+        """The agreeing word's lemma, its form where the treebank gives none."""
+        return lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
+
     def optional(self, feature: str, good: str, bad: str) -> bool:
         """Whether the language also allows the swapped value here: an `OPTIONAL_AGREEMENT`
         rule, a collective noun's plural, a title whose gender is its bearer's (*ח"כ
         גולדמן*, *Dr. Smith*)."""
         cols, subject = self.cols, self.subject
-        number = parse_feats(cols.feats[subject]).get("Number")
-        person = parse_feats(cols.feats[self.target]).get("Person")
+        number, person = self.subject_feats.get("Number"), self.feats.get("Person")
         for rule in OPTIONAL_AGREEMENT.get(self.lang, ()):
             if (
                 rule[:4] == (feature, good, bad, number)
@@ -398,29 +412,27 @@ class Site:
         named = any(h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads))
         return feature == "Gender" and cols.upos[subject] == "NOUN" and named
 
-    def other_reading(self, feats: dict[str, str], person: str) -> bool:
+    def other_reading(self, person: str) -> bool:
         """Whether the swap to `person` lets the subject be read as something else: addressed
         (a second-person imperative; where vocatives go without a comma, a second-person
         verb, *Çocuklar ödevinizi yapmadınız*, children, you did not do your homework, or a
         first-person verb after a noun, *gazeteciler geliyorum*, journalists, I am coming),
         or the predicate of a verb like Turkish *ol-* with a dropped pronoun subject (*ne
         oldum*)."""
-        cols, subject = self.cols, self.subject
-        if person == "2" and feats.get("Mood") == "Imp":
+        if person == "2" and self.feats.get("Mood") == "Imp":
             return True
         if self.lang in VOCATIVE_WITHOUT_COMMA and person in ("1", "2"):
             # a pronoun, or a noun of a third person's (*annesi*, his mother), is not addressed
-            possessor = parse_feats(cols.feats[subject]).get("Person[psor]")
-            if cols.upos[subject] != "PRON" and possessor != "3":
+            possessor = self.subject_feats.get("Person[psor]")
+            if self.cols.upos[self.subject] != "PRON" and possessor != "3":
                 return True
-        lemma = lemma_or_form(cols.forms[self.target], cols.lemmas[self.target])
-        return lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
+        return self.lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
 
 
 def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
     cols, subject, target, parts, part_of = (site.cols, site.subject, site.target, site.parts,
                                               site.part_of)  # fmt: skip
-    feats = parse_feats(cols.feats[target])
+    feats = site.feats
     carried = [name for name in AGREEMENT if len(values(feats, name)) == 1]
     if not carried:
         return []
@@ -431,7 +443,6 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
     subject_values = {name: _subject_value(cols, subject, name) for name in AGREEMENT}
     subject_values = {name: v for name, v in subject_values.items() if v}
     upos, form = cols.upos[target], cols.forms[target]
-    lemma = lemma_or_form(form, cols.lemmas[target])
     cell = Reading.of(feats)
     pairs = []
     for feature in carried:
@@ -445,12 +456,12 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
         for value in forms.other_values(upos, feature, feats[feature]):
             bad_feats = "|".join(f"{k}={value if k == feature else v}" for k, v in sorted(
                 feats.items(), key=lambda kv: kv[0].lower()))  # fmt: skip
-            found = forms.form(upos, lemma, bad_feats)
+            found = forms.form(upos, site.lemma, bad_feats)
             if found is None:
                 dropped[f"{phenomenon}:{NO_FORM}"] += 1
                 continue
             bad_form, source = like_case(form, found[0]), found[1]
-            why = _refusal(site, feature, feats, value, form, bad_form, forms)
+            why = _refusal(site, feature, value, bad_form, forms)
             if why:
                 dropped[f"{phenomenon}:{why}"] += 1
                 continue
@@ -480,21 +491,21 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
     return pairs
 
 
-def _refusal(site: Site, feature, feats, bad, form, bad_form, forms) -> str | None:
+def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
     """Why a found form makes no wrong sentence here, or None."""
+    form = site.cols.forms[site.target]
     if bad_form.lower() == form.lower() or " " in bad_form:
         return SYNCRETIC
     if site.lang in AGREEMENT_AFTER_STEM:
         # case as written: `like_case` gave both the same first letter (lower() would make
         # Turkish İ two characters)
-        lemma = lemma_or_form(form, site.cols.lemmas[site.target])
-        shared = len(os.path.commonprefix([form, bad_form]))
+        lemma, shared = site.lemma, len(os.path.commonprefix([form, bad_form]))
         is_lemma = lemma.lower() in (form.lower(), bad_form.lower())
         if shared < len(lemma) or (shared == len(lemma) and not is_lemma):
             return NOT_MINIMAL
-    if site.optional(feature, feats[feature], bad):
+    if site.optional(feature, site.feats[feature], bad):
         return OPTIONAL
-    if feature == "Person" and site.other_reading(feats, bad):
+    if feature == "Person" and site.other_reading(bad):
         return OTHER_READING
     if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
         return AMBIGUOUS_SUBJECT
