@@ -60,8 +60,8 @@ def test_masked_forms_are_scored_left_to_right_with_the_span_masked(dataset, tin
     batch = rows(dataset)
     words = batch["sentence_good"][0].split(" ")
     positions = batch["good_positions"][0]
-    pieces, size = span_rows(lm.tokenizer, words, positions)
-    assert size == len(pieces) >= len(positions)
+    pieces, size, problem, windowed = span_rows(lm.tokenizer, words, positions, 256, "window")
+    assert size == len(pieces) >= len(positions) and problem is None and not windowed
     for i, (row, position, _) in enumerate(pieces):
         masked = [k for k, piece in enumerate(row) if piece == lm.tokenizer.mask_token_id]
         assert masked[0] == position and len(masked) == size - i
@@ -96,7 +96,7 @@ def test_a_run_reports_accuracy_with_ties_apart_and_coverage(dataset, tiny_bert,
     table = pd.read_csv(run / "accuracy.csv")
     assert set(table["construction"]) == {"simple_agrmt", "vp_coord"}
     for row in table.itertuples():
-        assert row.correct + row.incorrect + row.ties == row.N
+        assert row.correct + row.incorrect + row.ties == row.N and row.unscored == 0
         assert row.accuracy_lo <= row.accuracy <= row.accuracy_hi
         assert 0 <= row.single_piece_forms <= 1
     manifest = json.loads((run / "run.json").read_text())

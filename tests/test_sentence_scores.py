@@ -84,16 +84,20 @@ def test_word_totals_follow_ud_words(sentences, tiny_bert, tiny_gpt2):
             assert set(scores.words) <= set(range(len(words)))
 
 
-def test_sentences_longer_than_the_model_are_marked_not_truncated(sentences, tiny_bert, tiny_gpt2):
+def test_long_sentences_are_excluded_when_asked(sentences, tiny_bert, tiny_gpt2):
     long = [word for words in sentences for word in words] * 4  # over 256 pieces
     for lm, score in ((load_masked_lm(str(tiny_bert)), pseudo_log_likelihoods),
                       (load_causal_lm(str(tiny_gpt2)), causal_log_likelihoods)):  # fmt: skip
         alone = score(Batcher(lm), sentences[:2])
-        mixed = score(Batcher(lm), [sentences[0], long, sentences[1]])
+        mixed = score(Batcher(lm), [sentences[0], long, sentences[1]], long_inputs="exclude")
         assert mixed[1].too_long and mixed[1].log_probs == []
         assert all(total != total for total in mixed[1].word_totals(len(long)))  # NaN
         assert [s.log_probs for s in (mixed[0], mixed[2])] == [s.log_probs for s in alone]
-        assert not any(s.too_long for s in alone)
+        assert not any(s.too_long or s.windowed for s in alone)
+        windowed = score(Batcher(lm), [sentences[0], long, sentences[1]])
+        assert windowed[1].windowed and not windowed[1].too_long
+        for mine, plain in zip((windowed[0], windowed[2]), alone, strict=True):
+            assert mine.log_probs == pytest.approx(plain.log_probs, abs=1e-5)
 
 
 # --- PPPL-l2r with the tokenizer's words, as minicons groups pieces ----------------------------

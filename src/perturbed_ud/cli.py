@@ -245,8 +245,11 @@ def task_command(task) -> click.Command:
 
     def run(**values) -> None:
         from .api import run_evaluation
+        from .evaluation.running.runner import headline_of
 
-        click.echo(f"wrote {run_evaluation(task.name, **values)}")
+        folder = run_evaluation(task.name, **values)
+        click.echo(headline_of(folder), nl=False)
+        click.echo(f"wrote {folder}")
 
     params = [*run_options(), *command_options(task.settings_class), *task.run_parameters()]
     return click.Command(task.name, callback=run, params=params, help=task.__doc__)

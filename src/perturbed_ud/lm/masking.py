@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .windows import masked_window, special_ends
+
 
 @dataclass(slots=True)
 class MaskedItem:
     ids: list[int]  # model input, target pieces replaced by the mask id
     span: list[int]  # positions of the target's pieces, left to right
     gold_pieces: list[int]
+    windowed: bool = False  # the sentence was longer than the model reads: cut around the span
 
 
 def _word_pieces_paper(tokenizer, words: list[str], target: int) -> tuple[list[int], list[int]]:
@@ -59,16 +62,24 @@ def mask_target(
     scoring: str,
     max_span_pieces: int,
     max_length: int,
+    long_inputs: str = "exclude",
 ) -> MaskedItem | str:
-    """The masked input of one item, or the reason it cannot be scored."""
+    """The masked input of one item, or the reason it cannot be scored. A sentence longer
+    than ``max_length`` is cut to the context around the target (``long_inputs="window"``),
+    or not scored (``"exclude"``)."""
     ids, span = target_pieces(tokenizer, words, target, scoring)
     problem = span_problem(span, max_span_pieces)
     if problem:
         return problem
-    if len(ids) > max_length:
+    if len(ids) > max_length and long_inputs == "exclude":
         return "sentence_too_long"
     gold = [ids[k] for k in span]
     masked = list(ids)
     for k in span:
         masked[k] = tokenizer.mask_token_id
-    return MaskedItem(masked, span, gold)
+    ends = special_ends(ids, set(tokenizer.all_special_ids))
+    window = masked_window(masked, span, max_length, ends)
+    if window is None:
+        return "span_wider_than_context"
+    cut, shift = window
+    return MaskedItem(cut, [k - shift for k in span], gold, len(cut) < len(masked))

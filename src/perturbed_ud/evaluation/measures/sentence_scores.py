@@ -14,7 +14,9 @@ the first token unscored. Either way the policy is explicit and recorded.
 
 All (sentence, masked position) rows of a batch of sentences go through one `Batcher`, so
 rows of different sentences share forward passes. A sentence longer than the model's position
-embeddings is not scored and is marked ``too_long``: nothing is truncated silently.
+embeddings is scored in windows (`lm.windows`: strided for causal LMs, the context around
+each masked piece for masked LMs), or, with ``long_inputs="exclude"``, not scored and marked
+``too_long``: nothing is truncated silently.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from ...lm.batching import Batcher, BatchSettings
 from ...lm.encodings import causal_encodings, masked_encodings
 from ...lm.models import MODEL_KINDS
+from ...lm.windows import causal_windows, long_inputs_setting, masked_window, special_ends
 from ...settings import setting
 
 PLL_METRICS = ("original", "within_word_l2r")
@@ -47,6 +50,7 @@ class KindSettings(BatchSettings):
 
     kind: str | None = kind_setting()
     bos: str = bos_setting()
+    long_inputs: str = long_inputs_setting()
 
 
 @dataclass(slots=True)
@@ -54,7 +58,8 @@ class TokenScores:
     pieces: list[int]  # piece ids of the scored tokens
     words: list[int]  # UD word index of each scored token
     log_probs: list[float]
-    too_long: bool = False  # longer than the model's positions: not scored, lists empty
+    too_long: bool = False  # longer than the model's positions and excluded: lists empty
+    windowed: bool = False  # longer than the model's positions and scored in windows
 
     def word_totals(self, n_words: int) -> list[float]:
         totals = [float("nan") if self.too_long else 0.0] * n_words
@@ -83,44 +88,66 @@ def pseudo_log_likelihoods(
     sentences: list[list[str]],
     metric: str = "within_word_l2r",
     grouping: str = "ud",
+    long_inputs: str = "window",
 ) -> list[TokenScores]:
     """Per-token pseudo-log-likelihoods of each sentence under a masked LM."""
     if metric not in PLL_METRICS:
         raise ValueError(f"metric must be one of {PLL_METRICS}, not {metric!r}")
-    mask_id, limit = batcher.lm.tokenizer.mask_token_id, batcher.lm.max_length
-    encoded = masked_encodings(batcher.lm.tokenizer, sentences, grouping)
-    rows, positions, golds, counts = [], [], [], []
+    tokenizer = batcher.lm.tokenizer
+    mask_id, limit = tokenizer.mask_token_id, batcher.lm.max_length
+    specials = set(tokenizer.all_special_ids)
+    encoded = masked_encodings(tokenizer, sentences, grouping)
+    rows, positions, golds, owners, counts = [], [], [], [], []
     for ids, _, groups in encoded:
         before = len(rows)
-        if len(ids) <= limit:
+        if len(ids) <= limit or long_inputs == "window":
+            ends = special_ends(ids, specials)
             for row, position, gold in masked_rows(ids, groups, mask_id, metric):
-                rows.append(row)
-                positions.append(position)
+                # one piece per row: its span always fits a window of two or more tokens
+                cut, shift = masked_window(row, [position], limit, ends)
+                rows.append(cut)
+                positions.append(position - shift)
+                owners.append(position)
                 golds.append(gold)
         counts.append(len(rows) - before)
     values = batcher.gold_log_probs(rows, positions, golds)
     out, first = [], 0
     for (ids, word_ids, _), count in zip(encoded, counts, strict=True):
         mine = slice(first, first + count)  # a sentence's rows are consecutive
-        scored = [word_ids[position] for position in positions[mine]]
-        out.append(TokenScores(golds[mine], scored, values[mine], len(ids) > limit))
+        scored = [word_ids[position] for position in owners[mine]]
+        too_long = len(ids) > limit
+        if too_long and long_inputs == "exclude":
+            out.append(TokenScores([], [], [], too_long=True))
+        else:
+            out.append(TokenScores(golds[mine], scored, values[mine], windowed=too_long))
         first += count
     return out
 
 
 def causal_log_likelihoods(
-    batcher: Batcher, sentences: list[list[str]], bos: str = "prepend"
+    batcher: Batcher, sentences: list[list[str]], bos: str = "prepend", long_inputs: str = "window"
 ) -> list[TokenScores]:
     """Per-token log-probabilities of each sentence under a causal LM."""
     if bos not in BOS_POLICIES:
         raise ValueError(f"bos must be one of {BOS_POLICIES}, not {bos!r}")
     limit = batcher.lm.max_length
     encoded = causal_encodings(batcher.lm.tokenizer, sentences, bos)
-    fits = [s for s, (ids, _) in enumerate(encoded) if len(ids) <= limit]
-    values = iter(batcher.next_token_log_probs([encoded[s][0] for s in fits]))
-    out = [TokenScores([], [], [], too_long=True) for _ in encoded]
-    for s in fits:
-        ids, word_ids = encoded[s]
-        # scores[i] belongs to token i + 1; a prepended BOS itself is never scored
-        out[s] = TokenScores(ids[1:], word_ids[1:], next(values))
+    windows = [
+        [] if len(ids) > limit and long_inputs == "exclude" else causal_windows(ids, limit)
+        for ids, _ in encoded
+    ]
+    rows = [window for mine in windows for window, _ in mine]
+    values = iter(batcher.next_token_log_probs(rows))
+    out = []
+    for (ids, word_ids), mine in zip(encoded, windows, strict=True):
+        if not mine:
+            out.append(TokenScores([], [], [], too_long=True))
+            continue
+        # each window's last `new` predictions are the tokens it adds; prediction i belongs
+        # to token i + 1, and a prepended BOS itself is never scored
+        scores = []
+        for _, new in mine:
+            predicted = next(values)
+            scores.extend(predicted[len(predicted) - new :])
+        out.append(TokenScores(ids[1:], word_ids[1:], scores, windowed=len(mine) > 1))
     return out

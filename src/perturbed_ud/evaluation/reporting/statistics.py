@@ -24,11 +24,15 @@ one interval, named in an ``interval`` column:
   seeds of a sentence go together);
 - means over seeds: a t interval with ``runs − 1`` degrees of freedom.
 
-Every bound is clipped to the range its number can take.
+Every bound is clipped to the range its number can take. A bootstrap has no spread where every
+sentence scores the same (accuracy 0 or 1, hence S = 1): its interval would be one point. There
+each accuracy gets its Wilson interval on the N sentences instead, and an effect the range it
+takes over those intervals; the ``interval`` column names the numbers so bounded.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -65,6 +69,8 @@ def wilson_interval(p, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
 
 
 WILSON = "Wilson 95 %"
+#: How an interval is named where the bootstrap has no spread (`no_spread`).
+WILSON_FALLBACK = "Wilson 95 % on the N sentences, where the bootstrap has no spread"
 T_OVER_SEEDS = "t 95 % over seeds (df = runs - 1)"
 
 
@@ -121,7 +127,11 @@ def accuracy_ci(
         table[f"{metric}_hi"] = hi
     table["N"] = summary["N"]
     table["sentences"] = summary["N"] if bounds is None else bounds["sentences"].to_numpy()
-    table["interval"] = method
+    if bounds is None:
+        table["interval"] = method
+    else:  # a row the bootstrap had no items for has no list of its own
+        flat = [f if isinstance(f, list) else [] for f in bounds["no_spread"]]
+        table["interval"] = [with_fallback(method, names) for names in flat]
     return table
 
 
@@ -141,13 +151,18 @@ def _cluster_accuracy_bounds(
             by_sentence = rows_of.groupby("sent_id")
             size = by_sentence.size().reindex(sentences, fill_value=0).to_numpy(dtype=float)
             row = {"model_name": model, "lang": lang, "condition": condition}
+            flat = []
             for metric in metrics:
                 hits = by_sentence[metric].sum().reindex(sentences, fill_value=0)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     draws = counts @ hits.to_numpy(dtype=float) / (counts @ size)
                 lo, hi = percentile_interval(draws)
+                if no_spread(lo, hi):
+                    point = hits.sum() / size.sum()
+                    lo, hi = (float(b) for b in wilson_interval(point, len(sentences)))
+                    flat.append(metric)
                 row |= {f"{metric}_lo": lo, f"{metric}_hi": hi}
-            rows.append(row | {"sentences": len(sentences)})
+            rows.append(row | {"sentences": len(sentences), "no_spread": flat})
     return pd.DataFrame(rows).set_index(["model_name", "lang", "condition"])
 
 
@@ -256,12 +271,69 @@ def paired_bootstrap(
         point = effects(dict(zip(matrix.columns, matrix.mean(axis=0), strict=True)), conditions)
         boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
         row = {"model_name": model, "lang": lang, "N": len(matrix)}
+        fallback = wilson_effect_bounds(matrix.mean(axis=0).to_dict(), n, conditions)
+        flat = []
         for name in point:
             lo, hi = percentile_interval(boot[name], value_range(name))
+            if no_spread(lo, hi):
+                lo, hi = fallback[name]
+                flat.append(name)
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}
-        interval = bootstrap_name(resamples, seed)
+        interval = with_fallback(bootstrap_name(resamples, seed), flat)
         rows.append(row | {"sentences": n, "interval": interval})
     return pd.DataFrame(rows)
+
+
+def no_spread(lo: float, hi: float) -> bool:
+    """Whether a bootstrap interval is one point (every draw alike)."""
+    return not np.isnan(lo) and lo == hi
+
+
+def with_fallback(method: str, names: Sequence[str]) -> str:
+    """An interval's name, and which numbers have Wilson bounds instead (`no_spread`)."""
+    return f"{method}; {', '.join(names)}: {WILSON_FALLBACK}" if len(names) else method
+
+
+def wilson_effect_bounds(
+    accuracy: Mapping[str, float], n: int, conditions: Conditions = DEFAULT_CONDITIONS
+) -> dict[str, tuple[float, float]]:
+    """Each effect's range over the Wilson intervals of its accuracies on ``n`` sentences:
+    every effect is monotone in each accuracy, so its extremes lie at the corners of those
+    intervals (clipped to the effect's range)."""
+    names = list(accuracy)
+    intervals = [tuple(float(b) for b in wilson_interval(accuracy[c], n)) for c in names]
+    corners = np.array(list(itertools.product(*intervals))).reshape(-1, len(names))
+    values = effects({c: corners[:, i] for i, c in enumerate(names)}, conditions)
+    out = {}
+    for name, value in values.items():
+        if np.isnan(value).all():
+            out[name] = (np.nan, np.nan)
+            continue
+        low, high = value_range(name)
+        out[name] = (max(low, float(np.nanmin(value))), min(high, float(np.nanmax(value))))
+    return out
+
+
+def stratified_mean_interval(
+    hits: Sequence[np.ndarray], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float, float, str]:
+    """The mean of several groups' accuracies (each group weighs the same), with a 95 %
+    bootstrap interval resampling items within each group; where every draw is alike (all
+    right or all wrong), the Wilson interval of all items together. Returns (mean, low,
+    high, the interval's name)."""
+    rng = np.random.default_rng(seed)
+    draws = np.zeros(resamples)
+    for group in hits:
+        draws += resampled_counts(rng, len(group), resamples) @ group / len(group)
+    draws /= len(hits)
+    point = float(np.mean([group.mean() for group in hits]))
+    lo, hi = percentile_interval(draws)
+    name = f"stratified {bootstrap_name(resamples, seed).replace('sentences', 'pairs')}"
+    if no_spread(lo, hi):
+        total = sum(len(group) for group in hits)
+        lo, hi = (float(b) for b in wilson_interval(point, total))
+        name = f"{WILSON} on all pairs, where the bootstrap has no spread"
+    return point, lo, hi, name
 
 
 def resampled_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:

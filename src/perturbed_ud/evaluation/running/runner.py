@@ -533,10 +533,19 @@ def records(table: pd.DataFrame) -> list[dict]:
     return json.loads(table.to_json(orient="records", double_precision=15))
 
 
-def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> None:
+def finish(
+    run: Path,
+    header: dict,
+    metrics: dict | None = None,
+    *,
+    headline: pd.DataFrame | None = None,
+    **results,
+) -> None:
     """Write ``results.json`` (the metrics with the dataset's and model's identities), then
     complete ``run.json`` with what the run produced (counts, drops) and where the dataset's
-    cache is: last, so that a ``run.json`` with results says every output is in place."""
+    cache is: last, so that a ``run.json`` with results says every output is in place.
+    ``headline``: the run's few numbers a reader wants first, kept in ``results.json`` as a
+    Markdown table that the command prints at the end."""
     summary = {
         "task": header["task"],
         "dataset": {
@@ -555,8 +564,21 @@ def finish(run: Path, header: dict, metrics: dict | None = None, **results) -> N
         "metrics": metrics or {},
         "counts": results,
     }
+    if headline is not None:
+        from ..reporting.summary import markdown_table
+
+        summary["headline"] = markdown_table(headline, digits=3)
     _write_json(run / "results.json", summary)
     _write_json(run / "run.json", header | results | _dataset_cache(header))
+
+
+def headline_of(run: Path) -> str:
+    """The headline table a finished run keeps in ``results.json`` ("" where it has none, or
+    on another rank of a launch, which writes no results)."""
+    path = Path(run) / "results.json"
+    if not path.is_file():
+        return ""
+    return str(read_json_object(path, RunError).get("headline", ""))
 
 
 def _dataset_cache(header: dict) -> dict:

@@ -21,6 +21,7 @@ from ...lm.beam import beam_search
 from ...lm.masking import mask_target
 from ...lm.matching import normalize_word, words_match
 from ...lm.models import device_for, load_masked_lm
+from ...lm.windows import long_inputs_setting
 from ...registry import TASKS
 from ...settings import setting
 from ..running.runner import Task, evaluation, finish, records, run_task
@@ -41,6 +42,7 @@ class MaskedWordSettings(BatchSettings):
     top_k: int = setting("Predictions kept per item (word@k).", default=5, minimum=1)
     max_span_pieces: int = setting("Targets of more pieces are dropped (counted).", default=6,
                                    minimum=1)  # fmt: skip
+    long_inputs: str = long_inputs_setting()
 
     def __post_init__(self):
         super().__post_init__()
@@ -58,6 +60,7 @@ OUTPUT_COLUMNS = {
     "top_k_logprobs": [],
     "word_level_match": False,
     "word_at_5": False,
+    "windowed": False,
 }
 
 
@@ -97,6 +100,7 @@ def score_batch(batch, rank=None, *, model: str, revision, device: str, settings
             scoring=options.scoring,
             max_span_pieces=options.max_span_pieces,
             max_length=lm.max_length,
+            long_inputs=options.long_inputs,
         )
         if isinstance(item, str):
             statuses.append(item)
@@ -125,6 +129,7 @@ def score_batch(batch, rank=None, *, model: str, revision, device: str, settings
             "top_k_logprobs": [s for _, s in words],
             "word_level_match": words_match(prediction, gold, options.scoring),
             "word_at_5": any(words_match(w, gold, options.scoring) for w, _ in words[:5]),
+            "windowed": item.windowed,
         }
     for row in range(n):
         values = results.get(row, OUTPUT_COLUMNS | {"status": statuses[row]})

@@ -20,11 +20,12 @@ from ...data.minimal_pairs import PAIR_COLUMNS as COLUMNS
 from ...files import atomic_path
 from ...lm.encodings import masked_pieces
 from ...lm.models import device_for, load_lm
+from ...lm.windows import masked_window, special_ends
 from ...registry import TASKS
 from ...settings import setting
 from ..measures.sentence_scores import KindSettings, causal_log_likelihoods
 from ..reporting.figures import count_label, grouped_bars
-from ..reporting.statistics import WILSON, wilson_interval
+from ..reporting.statistics import WILSON, stratified_mean_interval, wilson_interval
 from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
@@ -46,26 +47,39 @@ def variant(sentence: str, settings: MinimalPairSettings) -> list[str]:
     return words
 
 
-def span_rows(tokenizer, words: list[str], positions: list[int]):
+def span_rows(tokenizer, words: list[str], positions: list[int], limit: int, long_inputs: str):
     """Rows scoring the pieces of the words at ``positions`` left to right, the whole span
-    masked ahead of each piece; and the span's piece count."""
+    masked ahead of each piece, each row cut to the model's ``limit`` around the span; the
+    span's piece count; why the span cannot be scored, or None; and whether it was cut."""
     ids, word_ids = masked_pieces(tokenizer, words)
     span = [k for k, w in enumerate(word_ids) if w is not None and w in set(positions)]
+    windowed = len(ids) > limit
+    if windowed and long_inputs == "exclude":
+        return [], len(span), LONGER_THAN_CONTEXT, False
+    ends = special_ends(ids, set(tokenizer.all_special_ids))
     rows = []
     for i, k in enumerate(span):
         row = list(ids)
         for later in span[i:]:
             row[later] = tokenizer.mask_token_id
-        rows.append((row, k, ids[k]))
-    return rows, len(span)
+        window = masked_window(row, span, limit, ends)
+        if window is None:
+            return [], len(span), "span_wider_than_context", False
+        cut, shift = window
+        rows.append((cut, k - shift, ids[k]))
+    return rows, len(span), None, windowed
 
 
-def _masked_scores(batcher, sentences, spans) -> tuple[list[float], list[int]]:
-    tokenizer = batcher.lm.tokenizer
-    rows, positions, golds, owners, sizes = [], [], [], [], []
+def _masked_scores(batcher, sentences, spans, long_inputs):
+    lm = batcher.lm
+    rows, positions, golds, owners, sizes, problems, windowed = [], [], [], [], [], [], []
     for s, (words, positions_of_form) in enumerate(zip(sentences, spans, strict=True)):
-        pieces, size = span_rows(tokenizer, words, positions_of_form)
+        pieces, size, problem, cut = span_rows(
+            lm.tokenizer, words, positions_of_form, lm.max_length, long_inputs
+        )
         sizes.append(size)
+        problems.append(problem)
+        windowed.append(cut)
         for row, position, gold in pieces:
             rows.append(row)
             positions.append(position)
@@ -74,46 +88,57 @@ def _masked_scores(batcher, sentences, spans) -> tuple[list[float], list[int]]:
     totals = [0.0] * len(sentences)
     for s, value in zip(owners, batcher.gold_log_probs(rows, positions, golds), strict=True):
         totals[s] += value
-    return totals, sizes
+    return totals, sizes, problems, windowed
+
+
+# Why a pair was not scored (``unscored``); such pairs are never in N.
+LONGER_THAN_CONTEXT = "longer_than_context"
 
 
 def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings: dict):
-    """`datasets.map` function over minimal-pair rows (clams dataset)."""
+    """`datasets.map` function over minimal-pair rows (clams and ud_agreement datasets)."""
     options = MinimalPairSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     batcher = options.batcher(lm)
     good = [variant(s, options) for s in batch["sentence_good"]]
     bad = [variant(s, options) for s in batch["sentence_bad"]]
     if options.kind == "causal":
-        scores = causal_log_likelihoods(batcher, good + bad, options.bos)
+        scores = causal_log_likelihoods(batcher, good + bad, options.bos, options.long_inputs)
         totals = [sum(s.log_probs) for s in scores]
-        good_scores, bad_scores = totals[: len(good)], totals[len(good) :]
-        good_pieces = [len(s.log_probs) for s in scores[: len(good)]]
-        bad_pieces = [len(s.log_probs) for s in scores[len(good) :]]
+        sizes = [len(s.log_probs) for s in scores]
+        problems = [LONGER_THAN_CONTEXT if s.too_long else None for s in scores]
+        windowed = [s.windowed for s in scores]
     else:
         spans = list(batch["good_positions"]) + list(batch["bad_positions"])
-        totals, sizes = _masked_scores(batcher, good + bad, spans)
-        good_scores, bad_scores = totals[: len(good)], totals[len(good) :]
-        good_pieces, bad_pieces = sizes[: len(good)], sizes[len(good) :]
+        totals, sizes, problems, windowed = _masked_scores(
+            batcher, good + bad, spans, options.long_inputs
+        )
+    n = len(good)
+    unscored = [g or b or "" for g, b in zip(problems[:n], problems[n:], strict=True)]
     outcome = [
-        "tie" if g == b else ("correct" if g > b else "incorrect")
-        for g, b in zip(good_scores, bad_scores, strict=True)
+        "unscored" if why else ("tie" if g == b else ("correct" if g > b else "incorrect"))
+        for g, b, why in zip(totals[:n], totals[n:], unscored, strict=True)
     ]
+    nan = float("nan")
     return {
-        "good_score": good_scores,
-        "bad_score": bad_scores,
-        "good_pieces": good_pieces,
-        "bad_pieces": bad_pieces,
+        "good_score": [nan if why else t for t, why in zip(totals[:n], unscored, strict=True)],
+        "bad_score": [nan if why else t for t, why in zip(totals[n:], unscored, strict=True)],
+        "good_pieces": sizes[:n],
+        "bad_pieces": sizes[n:],
         "outcome": outcome,
+        "unscored": unscored,
+        "windowed": [g or b for g, b in zip(windowed[:n], windowed[n:], strict=True)],
     }
 
 
 def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
-    """Accuracy per language and construction with Wilson intervals (true N), ties apart,
-    the single-token subset, and the share of distinct varied forms that are one piece."""
-    scored = scored.assign(lang=scored["pair_id"].str.split("/").str[0])
+    """Accuracy per language and construction with Wilson intervals (N: the pairs scored),
+    ties apart, pairs left unscored counted beside N, the single-token subset, and the share
+    of distinct varied forms that are one piece."""
+    scored = with_language(scored)
     rows = []
-    for (lang, construction), group in scored.groupby(["lang", "construction"], sort=True):
+    for (lang, construction), everything in scored.groupby(["lang", "construction"], sort=True):
+        group = everything[everything["outcome"] != "unscored"]
         n = len(group)
         correct = int((group["outcome"] == "correct").sum())
         single = group[(group["good_pieces"] == 1) & (group["bad_pieces"] == 1)]
@@ -123,13 +148,14 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
                 group[["bad_form", "bad_pieces"]].set_axis(["form", "pieces"], axis=1),
             ]
         ).drop_duplicates("form")
-        lo, hi = wilson_interval(correct / n, n)
+        accuracy = correct / n if n else float("nan")
+        lo, hi = wilson_interval(accuracy, n)
         rows.append(
             {
                 "model_name": model_name,
                 "lang": lang,
                 "construction": construction,
-                "accuracy": correct / n,
+                "accuracy": accuracy,
                 "accuracy_lo": float(lo),
                 "accuracy_hi": float(hi),
                 "interval": WILSON,
@@ -137,11 +163,58 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
                 "correct": correct,
                 "incorrect": int((group["outcome"] == "incorrect").sum()),
                 "ties": int((group["outcome"] == "tie").sum()),
+                "unscored": len(everything) - n,
+                "windowed": int(group["windowed"].sum()),
                 "single_token_accuracy": (
                     float((single["outcome"] == "correct").mean()) if len(single) else float("nan")
                 ),
                 "single_token_N": len(single),
-                "single_piece_forms": float((forms["pieces"] == 1).mean()),
+                "single_piece_forms": (
+                    float((forms["pieces"] == 1).mean()) if len(forms) else float("nan")
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def with_language(scored: pd.DataFrame) -> pd.DataFrame:
+    """The pairs with their language, the first part of every pair id (``en/…``)."""
+    return scored.assign(lang=scored["pair_id"].str.split("/").str[0])
+
+
+def language_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
+    """Per language, as MultiBLiMP reports it: the mean of its constructions' accuracies
+    (each construction weighs the same; stratified bootstrap over pairs) and the accuracy of
+    all its pairs together (Wilson), over the pairs scored."""
+    rows = []
+    for lang, everything in with_language(scored).groupby("lang", sort=True):
+        group = everything[everything["outcome"] != "unscored"]
+        hits = [
+            (pairs["outcome"] == "correct").to_numpy(dtype=float)
+            for _, pairs in group.groupby("construction", sort=True)
+        ]
+        nothing = (float("nan"),) * 3 + ("",)
+        macro, macro_lo, macro_hi, macro_interval = (
+            stratified_mean_interval(hits) if hits else nothing
+        )
+        n, correct = len(group), int((group["outcome"] == "correct").sum())
+        accuracy = correct / n if n else float("nan")
+        lo, hi = wilson_interval(accuracy, n)
+        rows.append(
+            {
+                "model_name": model_name,
+                "lang": lang,
+                "constructions": len(hits),
+                "macro_accuracy": macro,
+                "macro_accuracy_lo": macro_lo,
+                "macro_accuracy_hi": macro_hi,
+                "macro_interval": macro_interval,
+                "accuracy": accuracy,
+                "accuracy_lo": float(lo),
+                "accuracy_hi": float(hi),
+                "interval": WILSON,
+                "N": n,
+                "unscored": len(everything) - n,
             }
         )
     return pd.DataFrame(rows)
@@ -169,6 +242,8 @@ def evaluate_minimal_pairs(
         scored.to_parquet(tmp, index=False)
     table = pair_accuracy(scored, model)
     write_table(table, run / "accuracy.csv", markdown=True)
+    languages = language_accuracy(scored, model)
+    write_table(languages, run / "accuracy_by_language.csv", markdown=True)
     wide = table.pivot(index=["model_name", "lang"], columns="construction")
     flat = pd.DataFrame(
         {
@@ -186,13 +261,18 @@ def evaluate_minimal_pairs(
         ylabel="accuracy", chance=0.5, lowest=0.0,
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
-    finish(run, header, {"accuracy": records(table)}, pairs=len(scored), outcomes=outcomes)
+    unscored = scored.loc[scored["outcome"] == "unscored", "unscored"].value_counts().to_dict()
+    metrics = {"accuracy": records(table), "accuracy_by_language": records(languages)}
+    headline = languages[["lang", "macro_accuracy", "macro_accuracy_lo", "macro_accuracy_hi",
+                          "accuracy", "N", "unscored"]]  # fmt: skip
+    finish(run, header, metrics, headline=headline, pairs=len(scored), outcomes=outcomes,
+           unscored=unscored, windowed=int(scored["windowed"].sum()))  # fmt: skip
     return run
 
 
 @TASKS.register("minimal_pair.v1")
 class MinimalPair(EvaluationTask):
-    """Does the model prefer the grammatical sentence of each pair (clams datasets)?"""
+    """Does the model prefer the grammatical sentence of each pair (minimal-pair datasets)?"""
 
     name = "minimal-pair"
     settings_class = MinimalPairSettings

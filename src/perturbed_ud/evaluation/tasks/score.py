@@ -23,6 +23,7 @@ from ...files import atomic_path
 from ...lm.batching import BatchSettings
 from ...lm.encodings import WORD_GROUPINGS
 from ...lm.models import device_for, load_lm
+from ...lm.windows import long_inputs_setting
 from ...registry import TASKS
 from ...settings import setting
 from ..measures.sentence_scores import (
@@ -50,6 +51,7 @@ class ScoreSettings(BatchSettings):
         "tokenizer word as minicons groups them.", default="ud", choices=WORD_GROUPINGS,
     )  # fmt: skip
     words_column: str = setting("The column of each row's words.", default="forms")
+    long_inputs: str = long_inputs_setting()
 
     @property
     def measure(self) -> str:
@@ -66,11 +68,13 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
     column = options.words_column
     sentences = [sentence_words(words, column) for words in batch[column]]
     if options.kind == "causal":
-        scores = causal_log_likelihoods(batcher, sentences, options.bos)
+        scores = causal_log_likelihoods(batcher, sentences, options.bos, options.long_inputs)
     else:
-        scores = pseudo_log_likelihoods(batcher, sentences, options.metric, options.word_grouping)
+        scores = pseudo_log_likelihoods(
+            batcher, sentences, options.metric, options.word_grouping, options.long_inputs
+        )
     out = {"token_log_probs": [], "token_words": [], "word_log_probs": []}
-    out |= {"log_prob": [], "n_tokens": [], "perplexity": [], "too_long": []}
+    out |= {"log_prob": [], "n_tokens": [], "perplexity": [], "too_long": [], "windowed": []}
     for words, s in zip(sentences, scores, strict=True):
         total = sum(s.log_probs) if not s.too_long else float("nan")
         n = len(s.log_probs)
@@ -81,6 +85,7 @@ def score_sentences(batch, rank=None, *, model: str, revision, device: str, sett
         out["n_tokens"].append(n)
         out["perplexity"].append(math.exp(-total / n) if n else float("nan"))
         out["too_long"].append(s.too_long)
+        out["windowed"].append(s.windowed)
     return out
 
 
@@ -173,7 +178,9 @@ def evaluate_scores(
     paired = nonce_ratios(scored) if "sent_id" in scored else pd.DataFrame()
     results = {
         "sentences": len(scored),
-        "too_long": int(scored["too_long"].sum()),  # not scored: longer than the model allows
+        # left out (--long-inputs exclude): longer than the model reads
+        "too_long": int(scored["too_long"].sum()),
+        "windowed": int(scored["windowed"].sum()),  # scored in windows of the model's context
         "paired": len(paired),
     }
     metrics = {}
