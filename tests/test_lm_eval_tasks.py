@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -53,7 +54,8 @@ def run_harness(tasks, model, group: str, limit: int | None = None) -> dict:
 def harness_and_ours(dataset, model, tmp_path, group: str):
     """The harness's results on the dataset's task group, and our accuracy table and pair
     scores; every harness sample's log-likelihoods checked against our pair's scores."""
-    folder = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    written = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    folder = Path(shutil.move(written, tmp_path / "moved" / written.name))  # still runs
     results = run_harness(folder.parent, model, group)
     run = tmp_path / "run"
     ours = perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(model),
@@ -96,6 +98,44 @@ def test_ud_agreement_scores_are_ours_pair_by_pair(tiny_gpt2, tmp_path):
     check_accuracies(results, table, "ud_agreement")
 
 
+LONG_SUBJECT = "the doctor" + " near the old house" * 70  # far over the 256 tokens of tiny-gpt2
+
+
+@pytest.mark.peer
+def test_long_pairs_are_left_out_for_the_harness_and_windowed_by_evaluate(tiny_gpt2, tmp_path):
+    grammars = tmp_path / "grammars"
+    grammars.mkdir()
+    common = COMMON.replace(" | put", "").replace(
+        "the doctor | the teacher", f"the doctor | {LONG_SUBJECT}"
+    )  # no ties
+    for name, text in (("common", common), ("simple_agrmt", SIMPLE)):
+        (grammars / f"{name}.avg").write_text(text, encoding="utf-8")
+    dataset = perturbed_ud.build("clams", tmp_path / "data", grammar_dir=grammars, lang="en",
+                                 ambiguity_check=False)  # fmt: skip
+    plain = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "plain")
+    with pytest.raises(AssertionError):  # the harness's own check: a continuation must fit
+        run_harness(plain.parent, tiny_gpt2, "clams")
+    fit = ["--out", str(tmp_path / "fit"), "--max-length-of", str(tiny_gpt2)]
+    result = CliRunner().invoke(main, ["lm-eval-tasks", str(dataset), *fit])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "fit" / "clams"
+    group = yaml.safe_load((folder / "clams.yaml").read_text(encoding="utf-8"))
+    left_out = group["metadata"]["left_out"]
+    assert f"left out {left_out['rows']} rows" in result.output and "256 tokens" in result.output
+    results = run_harness(folder.parent, tiny_gpt2, "clams")
+    run = perturbed_ud.evaluate("minimal-pair", dataset=str(dataset), model=str(tiny_gpt2),
+                                out=str(tmp_path / "run"), kind="causal")  # fmt: skip
+    pairs = pd.read_parquet(tmp_path / "run" / "pairs.parquet").set_index("pair_id")
+    assert not pairs["outcome"].isin(["unscored", "tie"]).any()  # long pairs scored in windows
+    scored = {s["doc"]["pair_id"]: s for s in results["samples"]["clams_en_simple_agrmt"]}
+    long = set(pairs.index[pairs["windowed"]])
+    assert long and left_out["rows"] == len(long) and set(scored) == set(pairs.index) - long
+    for pair_id, sample in scored.items():
+        (good, _), (bad, _) = sample["filtered_resps"]
+        assert good == pytest.approx(pairs.loc[pair_id, "good_score"], abs=1e-4)
+    assert run["counts"]["windowed"] == len(long) and run["counts"]["unscored"] == {}
+
+
 @pytest.mark.peer
 def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tmp_path):
     dataset = perturbed_ud.build("perturbed-ud", tmp_path / "data", ud_root=UD_ROOT, langs=["en"],
@@ -129,25 +169,33 @@ def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tm
         assert texts == [row["perturbed_text"] for row in split(name).values()]
 
 
+class TaskLoader(yaml.SafeLoader):
+    """YAML as the harness reads it: a ``!function`` tag kept as its text."""
+
+
+TaskLoader.add_constructor("!function", lambda loader, node: f"!function {node.value}")
+
+
 def test_tasks_are_pinned_to_the_build_or_its_hub_tag(clams, tmp_path):
     manifest = json.loads((clams / "build.json").read_text(encoding="utf-8"))
     local = perturbed_ud.lm_eval_tasks(clams, tmp_path / "local")
     hub = perturbed_ud.lm_eval_tasks(clams, tmp_path / "hub", hub_id="me/clams")
-    for folder, path, kwargs in (
-        (local, str((local / "data").resolve()), None),
-        (hub, "me/clams", {"revision": f"v{manifest['version']}"}),
+    for folder, path, kwargs, loader in (
+        (local, "parquet", None, "!function utils.load_data"),
+        (hub, "me/clams", {"revision": f"v{manifest['version']}"}, None),
     ):
         text = (folder / "_minimal_pair_template_yaml").read_text(encoding="utf-8")
         assert f"# content sha256: {manifest['content_sha256']}" in text
-        assert "counts as correct" in text and "BOS" in text
-        template = yaml.safe_load(text)
+        assert "counts as correct" in text and "BOS" in text and "--max-length-of" in text
+        template = yaml.load(text, TaskLoader)  # noqa: S506 - a SafeLoader
         assert template["dataset_path"] == path and template.get("dataset_kwargs") == kwargs
+        assert template.get("custom_dataset") == loader
         assert template["metadata"]["signature"] == manifest["signature"]
         assert template["doc_to_choice"] == "{{[sentence_good, sentence_bad]}}"
         group = yaml.safe_load((folder / "clams.yaml").read_text(encoding="utf-8"))
         assert group["task"] == ["clams_en_simple_agrmt", "clams_en_vp_coord"]
     other = perturbed_ud.lm_eval_tasks(clams, tmp_path / "rev", hub_id="me/clams", revision="abc")
-    assert yaml.safe_load((other / "_minimal_pair_template_yaml").read_text())[
+    assert yaml.load((other / "_minimal_pair_template_yaml").read_text(), TaskLoader)[
         "dataset_kwargs"
     ] == {"revision": "abc"}
 

@@ -432,18 +432,31 @@ def clams_generate(grammar_dir, out_dir) -> None:
 @click.option(
     "--revision", help="With --hub-id: the revision read (default: the tag v<version> of push)."
 )
+@click.option(
+    "--max-length-of",
+    type=NAME_OR_PATH,
+    help="A model (Hub id or folder): leave out the rows whose choices are longer than its "
+    "context, which stop the harness; counted in each task's metadata.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing task folder.")
-def lm_eval_tasks(dataset, out, hub_id, revision, overwrite) -> None:
+def lm_eval_tasks(dataset, out, hub_id, revision, max_length_of, overwrite) -> None:
     """Write an lm-evaluation-harness task group for a built DATASET folder into OUT/<group>,
     pinned to the dataset's version: clams minimal pairs, perturbed-ud orig-vs-perturbed
     choices, and per-split perplexity (``lm_eval --include_path OUT --tasks <group>``). The
     tasks read copies of the dataset's Parquet files in OUT/<group>/data, each named by its
     sha256, so a later rebuild of DATASET does not change what they score."""
+    import yaml
+
     from .data.lm_eval_tasks import write_tasks
 
-    folder = write_tasks(dataset, out, hub_id=hub_id, revision=revision, overwrite=overwrite)
+    folder = write_tasks(dataset, out, hub_id=hub_id, revision=revision,
+                         max_length_of=max_length_of, overwrite=overwrite)  # fmt: skip
     tasks = len(list(folder.glob("*.yaml"))) - 1
     click.echo(f"wrote {folder}: group {folder.name}, {tasks} tasks")
+    if max_length_of:
+        group = yaml.safe_load((folder / f"{folder.name}.yaml").read_text(encoding="utf-8"))
+        left_out = group["metadata"]["left_out"]
+        click.echo(f"left out {left_out['rows']} rows: {left_out['reason']}")
     click.echo(
         f"run: lm_eval --model hf --model_args pretrained=MODEL --include_path {out} "
         f"--tasks {folder.name}"

@@ -8,16 +8,17 @@ dataset's version, signature and content hash, so results carry the data they ca
 tasks read the Hub repo the dataset was pushed to at a revision (``dataset_kwargs: {revision:
 ...}``; default the tag ``v<version>`` that ``push`` makes), or, from a local build, copies of
 its Parquet files in ``DIR/<group>/data``, each named by its sha256 and named so in the tasks'
-``data_files`` (`copy_by_content`). The harness reads whatever a path holds when it runs: tasks
-that read the build folder itself would score a later rebuild or edit of it under the content
-hash of this one, while a copy whose name is its hash is this build's data for good.
+``data_files`` (`copy_by_content`), which the folder's ``utils.py`` reads relative to itself,
+so the folder may be moved. The harness reads whatever a path holds when it runs: tasks that
+read the build folder itself would score a later rebuild or edit of it under the content hash
+of this one, while a copy whose name is its hash is this build's data for good.
 
 - ``clams``: one multiple-choice task per language and construction, the grammatical sentence
   against the ungrammatical one (``acc``, ``acc_norm``).
 - ``perturbed-ud``: per config and perturbed condition, a multiple-choice task of the sentence in
   the reference order (``orig``; ``orig_lemma`` for a ``_lemma`` condition) against the
   perturbed order. The two splits are loaded together and paired on the sentence by the
-  ``utils.py`` written beside the tasks (`lm_eval_pairs`).
+  ``utils.py`` written beside the tasks (`lm_eval_utils`).
 - every family but ``clams``: a ``loglikelihood_rolling`` task per config and split (and text
   column, in ``local_structure``), for per-condition word and byte perplexity and bits per
   byte.
@@ -26,6 +27,10 @@ The harness differs from ``perturbed-ud evaluate`` in two ways the templates rep
 counts an exact tie as correct (``argmax`` picks the first choice, the gold), where ``evaluate
 minimal-pair`` reports ties apart as not correct; and with an empty context its HF model puts
 the tokenizer's BOS token (EOS where there is none) before the text, as ``--bos prepend`` does.
+
+A choice longer than the model's context stops the harness (its HF model asserts that every
+continuation fits), where `evaluate` scores it in windows. ``max_length_of=MODEL`` leaves out
+the rows that MODEL cannot read whole, and every task's metadata counts them.
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import ClassVar
 
 import yaml
 
@@ -50,7 +57,8 @@ from .writer import (
     split_pattern,
 )
 
-PAIRS_MODULE = Path(__file__).with_name("lm_eval_pairs.py")
+UTILS_MODULE = Path(__file__).with_name("lm_eval_utils.py")
+LOADER = "custom_dataset: !function utils.load_data\n"  # the copies, read relative to utils.py
 DATA = "data"  # the task folder's copies of a local build's Parquet files
 MANIFEST_KEYS = ("dataset", "version", "signature", "content_sha256", "configs", "parameters")
 
@@ -63,6 +71,11 @@ BOS = """\
 BOS: the context is empty, so lm-eval's HF model scores the text after the tokenizer's BOS
 token (EOS where it has none; model_args prefix_token_id to change it): every token of the
 text is scored, as with `perturbed-ud evaluate --bos prepend`.
+"""
+LONG_ROWS = """\
+Long rows: a choice longer than the model's context stops lm-eval's HF model (it asserts that
+every continuation fits); `perturbed-ud lm-eval-tasks --max-length-of MODEL` leaves out the
+rows MODEL cannot read whole and counts them in each task's metadata (left_out).
 """
 WORDS = """\
 word_perplexity divides by whitespace-separated words: use byte_perplexity or bits_per_byte
@@ -118,7 +131,7 @@ def source(final: Path, manifest: dict, hub_id: str | None, revision: str | None
     if hub_id is None:
         if revision is not None:
             raise InputError("--revision names a revision of --hub-id: give both")
-        return {"dataset_path": str(final.resolve() / DATA)}
+        return {"dataset_path": "parquet"}  # read by utils.load_data from the copies
     from huggingface_hub.utils import validate_repo_id
 
     try:
@@ -212,6 +225,7 @@ def task_metadata(manifest: dict) -> dict:
 def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
     """Each kind of task: its template's comment, settings, and lines written as text (PyYAML
     cannot write lm-eval's ``!function`` tag)."""
+    loader = "" if "dataset_kwargs" in data else LOADER  # local copies, or the Hub
     choice = {
         "output_type": "multiple_choice",
         "doc_to_text": "",
@@ -236,22 +250,26 @@ def templates(data: dict) -> dict[str, tuple[str, dict, str]]:
     }
     return {
         "minimal_pair": (
-            "Is the grammatical sentence more likely than the ungrammatical one?\n" + TIES + BOS,
+            "Is the grammatical sentence more likely than the ungrammatical one?\n"
+            + TIES
+            + BOS
+            + LONG_ROWS,
             data | choice | {"doc_to_choice": "{{[sentence_good, sentence_bad]}}"},
-            "",
+            loader,
         ),
         "order_pair": (
             "Is the sentence more likely in its reference order than perturbed? Each task's\n"
             "dataset_kwargs load both splits; utils.py pairs the rows of a sentence.\n"
             + TIES
-            + BOS,
+            + BOS
+            + LONG_ROWS,
             {"dataset_path": data["dataset_path"], **choice, "doc_to_choice": "choices"},
-            "process_docs: !function utils.process_docs\n",
+            loader + "process_docs: !function utils.process_docs\n",
         ),
         "rolling": (
             "Per-condition perplexity of each row's text.\n" + WORDS + BOS,
             data | rolling,
-            "",
+            loader,
         ),
     }
 
@@ -273,9 +291,10 @@ def header(manifest: dict, data: dict, comment: str = "") -> str:
     """The comment lines that open every file: the dataset's version, signature, content.
     Every line of a value is commented out, so that no line break in a path or a signature
     can start a line of YAML."""
-    where = data["dataset_path"]
+    where = "the Parquet copies in data/ beside these files, read by utils.py"
     if "dataset_kwargs" in data:
-        where += f" (Hugging Face Hub) at revision {data['dataset_kwargs']['revision']}"
+        where = f"{data['dataset_path']} (Hugging Face Hub) at revision "
+        where += data["dataset_kwargs"]["revision"]
     lines = [
         f"lm-evaluation-harness tasks for {manifest['dataset']} {manifest['version']}",
         f"signature: {manifest['signature']}",
@@ -296,24 +315,35 @@ def write_tasks(
     *,
     hub_id: str | None = None,
     revision: str | None = None,
+    max_length_of: str | None = None,
     overwrite: bool = False,
 ) -> Path:
-    """Write the task group of a built dataset folder into ``out/<group>``; return it."""
+    """Write the task group of a built dataset folder into ``out/<group>``; return it.
+    ``max_length_of``: a model whose tokenizer and context decide which rows are too long
+    for the harness (`LongRows`); they are left out and counted."""
     folder = Path(dataset).expanduser()
     manifest = read_manifest(folder)
     group = task_name(manifest["dataset"])
     final = guard_output(Path(out) / group, [folder], replaced_whole=True)
     data = source(final, manifest, hub_id, revision)
+    if max_length_of is not None and hub_id is not None:
+        raise InputError(
+            "--max-length-of leaves rows out of the local copies: write the tasks without "
+            "--hub-id to use it"
+        )
+    long_rows = LongRows.of(max_length_of) if max_length_of is not None else None
     tasks = family_tasks(manifest, group, data, None)
     names = [task["task"] for kind in tasks.values() for task in kind]
     if len(set(names)) < len(names):
         clash = sorted({name for name in names if names.count(name) > 1})
         raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
     metadata = task_metadata(manifest)
+    left_out = 0
     with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
         if hub_id is None:
             copies = copy_by_content(folder, tmp / DATA, manifest)
             tasks = family_tasks(manifest, group, data, copies)
+            shutil.copyfile(UTILS_MODULE, tmp / "utils.py")
         for kind, kind_tasks in tasks.items():
             if not kind_tasks:
                 continue
@@ -322,10 +352,67 @@ def write_tasks(
             text = dump(settings | {"metadata": metadata}) + raw
             write_text(tmp / template, header(manifest, data, comment) + text)
             for task in kind_tasks:
+                if long_rows is not None and kind in LongRows.KEYS:
+                    task, count = long_rows.leave_out(task, kind, tmp / DATA, metadata)
+                    left_out += count
                 body = dump({"include": template, **task})
                 write_text(tmp / f"{task['task']}.yaml", header(manifest, data) + body)
-        if tasks["order_pair"]:
-            shutil.copyfile(PAIRS_MODULE, tmp / "utils.py")
+        if long_rows is not None:
+            metadata = metadata | {"left_out": long_rows.summary(left_out)}
         body = dump({"group": group, "task": names, "metadata": metadata})
         write_text(tmp / f"{group}.yaml", header(manifest, data) + body)
     return final
+
+
+@dataclass(frozen=True)
+class LongRows:
+    """The rows a model cannot read whole: a choice of more tokens than its context (as
+    lm-eval's HF model encodes a continuation: the tokenizer's pieces, no special tokens)."""
+
+    model: str
+    tokenizer: object
+    limit: int
+
+    # per kind of task, the columns that name a row left out (a sentence of perturbed-ud:
+    # its reference row goes with it)
+    KEYS: ClassVar[dict[str, list[str]]] = {
+        "minimal_pair": ["pair_id"],
+        "order_pair": ["treebank", "sent_id"],
+    }
+    TEXTS: ClassVar[dict[str, list[str]]] = {
+        "minimal_pair": ["sentence_good", "sentence_bad"],
+        "order_pair": ["perturbed_text"],
+    }
+
+    @classmethod
+    def of(cls, model: str) -> LongRows:
+        from transformers import AutoConfig, AutoTokenizer
+
+        from ..lm.models import longest_input, pretrained
+
+        tokenizer = pretrained(AutoTokenizer, model, None)
+        return cls(model, tokenizer, longest_input(pretrained(AutoConfig, model, None)))
+
+    def too_long(self, text: str) -> bool:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"]) > self.limit
+
+    def leave_out(self, task: dict, kind: str, data: Path, metadata: dict) -> tuple[dict, int]:
+        """The task with its long rows left out by key, its metadata counting them."""
+        import pyarrow.parquet as pq
+
+        columns, keys = self.KEYS[kind], set()
+        files = task["dataset_kwargs"]["data_files"][task["test_split"]]
+        for name in files:
+            table = pq.read_table(data / name, columns=columns + self.TEXTS[kind]).to_pylist()
+            for row in table:
+                if any(self.too_long(row[text]) for text in self.TEXTS[kind]):
+                    keys.add("\t".join(str(row[c]) for c in columns))
+        kwargs = task["dataset_kwargs"] | {"leave_out": {"columns": columns, "keys": sorted(keys)}}
+        counted = metadata | {"left_out": self.summary(len(keys))}
+        return task | {"dataset_kwargs": kwargs, "metadata": counted}, len(keys)
+
+    def summary(self, rows: int) -> dict:
+        return {
+            "rows": rows,
+            "reason": f"a choice longer than the {self.limit} tokens of {self.model}",
+        }

@@ -75,14 +75,30 @@ def describe_model(
         tokenizer = checked_tokenizer(name, revision, config)
     else:
         config, tokenizer = checked_model(name, revision, kind, choosable)
+    weights = weights_dtype(config)
     return {
         "model": name,
         "revision": getattr(config, "_commit_hash", None) or local_revision(name) or revision,
         "model_type": config.model_type,
         "tokenizer": type(tokenizer).__name__,
         "vocab_size": len(tokenizer),
-        "dtype": dtype or "float32",
+        "dtype": AUTOCAST_NAMES.get(dtype, weights),  # what the matrix products run in
+        "weights_dtype": weights,
+        "autocast": dtype,
     }
+
+
+# `--dtype`'s autocast choices, by the name torch gives each dtype.
+AUTOCAST_NAMES = {"bf16": "bfloat16", "fp16": "float16"}
+
+
+def weights_dtype(config) -> str:
+    """The dtype a checkpoint's weights are read in: its own, as its config records it
+    (transformers reads a bf16 checkpoint as bf16), float32 where the config names none."""
+    value = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    return str(value) if isinstance(value, str) and value != "auto" else "float32"
 
 
 def pretrained(auto, name: str, revision: str | None, **options):
@@ -420,11 +436,29 @@ def cached_model(
         checked = checked_device(device)
         config, tokenizer = checked_model(name, revision, kind, choosable)
         complete_tokenizer(tokenizer, config)
-        model = pretrained(getattr(transformers, AUTO_CLASSES[kind]), name, revision)
+        model = pretrained(getattr(transformers, AUTO_CLASSES[kind]), name, revision,
+                           dtype=getattr(torch, weights_dtype(config)))  # fmt: skip
         model.to(checked).eval()
         autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
         _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
     return _CACHE[key]
+
+
+def ran_with() -> dict:
+    """What the model this process loaded ran as: device, dtype of its weights and of its
+    matrix products, its class and its tokenizer's ({} where none was loaded). Recorded from
+    the process that scored, not from what was asked."""
+    if not _CACHE:
+        return {}
+    lm = next(iter(_CACHE.values()))
+    weights = str(next(lm.model.parameters()).dtype).removeprefix("torch.")
+    return {
+        "device": str(lm.device),
+        "weights_dtype": weights,
+        "dtype": str(lm.dtype).removeprefix("torch.") if lm.dtype is not None else weights,
+        "model_class": type(lm.model).__name__,
+        "tokenizer": type(lm.tokenizer).__name__,
+    }
 
 
 def load_masked_lm(

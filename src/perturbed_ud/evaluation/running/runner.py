@@ -162,17 +162,39 @@ def _write_json(path: Path, data: dict) -> None:
     write_text(path, json.dumps(redact_all(data), indent=2) + "\n")
 
 
+# The column each chunk records what its model ran as in (`ran_with`), read back by `ran`.
+RAN_WITH = "ran_with"
+
+
+def recording(batch, rank=None, *, task_function: Callable, **kwargs) -> dict:
+    """A task's map function, and what the model of the process that scored the batch ran
+    as (device, dtypes, classes), as JSON in every row."""
+    from ...lm.models import ran_with
+
+    out = task_function(batch, rank, **kwargs)
+    rows = len(next(iter(batch.values()))) if batch else 0
+    return out | {RAN_WITH: [json.dumps(ran_with(), sort_keys=True)] * rows}
+
+
+def ran(scored: pd.DataFrame) -> list[dict]:
+    """Every distinct way the chunks' models ran (one, unless a run was resumed on another
+    device or its workers differ), from their `RAN_WITH` column."""
+    if RAN_WITH not in scored:
+        return []
+    return [json.loads(value) for value in sorted(scored[RAN_WITH].dropna().unique()) if value]
+
+
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):
     """Score rows [start, stop) of a split into ``path`` (written whole or not at all); the
     workers of ``num_proc`` end with this process, even if it is killed."""
     with workers_end_with_this_process():
         scored = split_ds.select(range(start, stop)).map(
-            function,
+            recording,
             batched=True,
             batch_size=CHUNK_ROWS if num_proc is None else -(-CHUNK_ROWS // num_proc),
             with_rank=True,
             num_proc=num_proc,
-            fn_kwargs=kwargs,
+            fn_kwargs=kwargs | {"task_function": function},
             keep_in_memory=True,
             load_from_cache_file=False,
         )
@@ -364,7 +386,9 @@ def run_task(
         return run, None, header
     _wait_for([path for *_, path in chunks], run, rank_timeout)
     parts = [pd.read_parquet(path).assign(split_key=key) for key, _, _, path in chunks]
-    return run, pd.concat(parts, ignore_index=True), header
+    scored = pd.concat(parts, ignore_index=True)
+    header["ran"] = ran(scored)
+    return run, scored.drop(columns=RAN_WITH, errors="ignore"), header
 
 
 def _splits_by_key(task: Task, dataset: str, header: dict, splits, limit) -> dict:
@@ -558,6 +582,7 @@ def finish(
             "limit": header.get("limit"),
         },
         "model": header["model_identity"],
+        "ran": header.get("ran", []),
         "settings": header["settings"],
         "signature": header["signature"],
         "versions": header["versions"],
