@@ -55,6 +55,16 @@ def test_build_evaluate_balance_from_the_command_line(tmp_path, tiny_bert):
            "--limit", "25", "--out", tmp_path)  # fmt: skip
     data = tmp_path / "perturbed-ud"
     run = tmp_path / "run"
+    # the folder given to --out holds the dataset: refused, naming the dataset's own path
+    given = ["--model", str(tiny_bert), "--out", str(tmp_path / "r")]
+    parent = CliRunner().invoke(main, ["evaluate", "masked-word", "--dataset", str(tmp_path),
+                                       *given])  # fmt: skip
+    assert parent.exit_code == 1 and f"use --dataset {data}" in parent.output, parent.output
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "plan.md").write_text("nothing to score\n", encoding="utf-8")
+    notes = CliRunner().invoke(main, ["evaluate", "masked-word", "--dataset",
+                                      str(tmp_path / "notes"), *given])  # fmt: skip
+    assert notes.exit_code == 1 and "is not a dataset folder" in notes.output, notes.output
     invoke("evaluate", "masked-word", "--dataset", data, "--config", "de_head_seed1",
            "--model", tiny_bert, "--max-span-pieces", "3", "--out", run)  # fmt: skip
     manifest = json.loads((run / "run.json").read_text())

@@ -417,3 +417,24 @@ def write_items(items, path):
         path, orient="records", lines=True
     )
     return path
+
+
+def test_intervals_at_accuracy_zero_are_wilson_bounds_not_a_point():
+    """Every FullyScrambled row wrong (A_full = 0, S_full = 1): each resample gives the same
+    numbers, so the bootstrap's interval is one point; a Wilson bound on the sentences holds."""
+    items = make_items(40, seeds=(1, 2))
+    full = items["condition"] == "FullyScrambled"
+    items.loc[full, "word_level_match"] = False
+    (row,) = paired_bootstrap(items, paired_by="sentence", resamples=200, seed=1).itertuples()
+    assert row.S_full == 1.0 and row.S_full_hi == 1.0
+    lo_full, hi_full = wilson_interval(0.0, 40)
+    assert row.S_full_lo < 1.0 and "S_full: Wilson 95 % on the N sentences" in row.interval
+    a_orig = items.loc[items["condition"] == "Original", "word_level_match"].mean()
+    lo_orig, _ = wilson_interval(a_orig, 40)
+    assert row.S_full_lo == pytest.approx(1 - float(hi_full) / float(lo_orig))  # the worst corner
+    balanced, _ = summarize_items(items)
+    table = accuracy_ci(balanced, balance_items(items), resamples=200, seed=1)
+    scrambled = table.set_index("condition").loc["FullyScrambled"]
+    assert scrambled.word_at_1 == 0.0 and scrambled.word_at_1_lo == 0.0
+    assert scrambled.word_at_1_hi == pytest.approx(float(hi_full))  # 40 sentences, not 80 rows
+    assert "word_at_1" in scrambled.interval and "Wilson" in scrambled.interval

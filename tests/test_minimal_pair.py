@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+import torch
 
 from perturbed_ud.builders.engine import build
 from perturbed_ud.evaluation.measures.sentence_scores import causal_log_likelihoods
@@ -102,3 +104,23 @@ def test_a_run_reports_accuracy_with_ties_apart_and_coverage(dataset, tiny_bert,
     manifest = json.loads((run / "run.json").read_text())
     assert manifest["pairs"] == sum(table["N"]) and manifest["settings"]["kind"] == "masked"
     assert (run / "accuracy.png").stat().st_size > 0
+
+
+def test_the_run_records_the_dtype_it_ran_in(dataset, tiny_gpt2, tmp_path):
+    """A bf16 checkpoint runs in bf16 (transformers reads weights in their own dtype), and
+    the run says so, from the process that scored; the same checkpoint in fp32 says fp32."""
+    from transformers import AutoModelForCausalLM
+
+    bf16 = tmp_path / "bf16"
+    shutil.copytree(tiny_gpt2, bf16)
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2)
+    model.to(torch.bfloat16).save_pretrained(bf16)
+    for path, dtype in ((tiny_gpt2, "float32"), (bf16, "bfloat16")):
+        run = evaluate_minimal_pairs(str(dataset), str(path), tmp_path / f"run-{dtype}",
+                                     limit=4)  # fmt: skip
+        results = json.loads((run / "results.json").read_text())
+        assert results["model"]["dtype"] == results["model"]["weights_dtype"] == dtype
+        (ran,) = results["ran"]
+        assert ran == {"device": "cpu", "weights_dtype": dtype, "dtype": dtype,
+                       "model_class": "GPT2LMHeadModel", "tokenizer": ran["tokenizer"]}  # fmt: skip
+        assert json.loads((run / "run.json").read_text())["ran"] == [ran]

@@ -24,10 +24,11 @@ one interval, named in an ``interval`` column:
   seeds of a sentence go together);
 - means over seeds: a t interval with ``runs − 1`` degrees of freedom.
 
-Every bound is clipped to the range its number can take. A bootstrap has no spread where every
-sentence scores the same (accuracy 0 or 1, hence S = 1): its interval would be one point. There
-each accuracy gets its Wilson interval on the N sentences instead, and an effect the range it
-takes over those intervals; the ``interval`` column names the numbers so bounded.
+Every bound is clipped to the range its number can take. At an accuracy of 0 or 1 (hence S = 1)
+a bootstrap has no spread: every resample scores the same, and its interval would be one
+point. There each accuracy gets its Wilson interval on the N sentences instead, and an effect
+the range it takes over those intervals; the ``interval`` column names the numbers so
+bounded. (Away from 0 and 1, no spread is real: conditions that agree sentence by sentence.)
 """
 
 from __future__ import annotations
@@ -157,8 +158,8 @@ def _cluster_accuracy_bounds(
                 with np.errstate(divide="ignore", invalid="ignore"):
                     draws = counts @ hits.to_numpy(dtype=float) / (counts @ size)
                 lo, hi = percentile_interval(draws)
-                if no_spread(lo, hi):
-                    point = hits.sum() / size.sum()
+                point = hits.sum() / size.sum()
+                if point in (0.0, 1.0) and no_spread(lo, hi):
                     lo, hi = (float(b) for b in wilson_interval(point, len(sentences)))
                     flat.append(metric)
                 row |= {f"{metric}_lo": lo, f"{metric}_hi": hi}
@@ -271,11 +272,13 @@ def paired_bootstrap(
         point = effects(dict(zip(matrix.columns, matrix.mean(axis=0), strict=True)), conditions)
         boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
         row = {"model_name": model, "lang": lang, "N": len(matrix)}
-        fallback = wilson_effect_bounds(matrix.mean(axis=0).to_dict(), n, conditions)
+        accuracies = matrix.mean(axis=0)
+        fallback = wilson_effect_bounds(accuracies.to_dict(), n, conditions)
+        edge = bool(accuracies.isin([0.0, 1.0]).any())
         flat = []
         for name in point:
             lo, hi = percentile_interval(boot[name], value_range(name))
-            if no_spread(lo, hi):
+            if edge and no_spread(lo, hi):
                 lo, hi = fallback[name]
                 flat.append(name)
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}

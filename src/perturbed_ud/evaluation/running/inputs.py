@@ -50,12 +50,34 @@ def local_manifest(dataset: str) -> dict | None:
         return None
     path = folder / "build.json"
     if not path.is_file():
-        if not any(p.is_file() for p in folder.rglob("[!.]*")):
-            raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
+        check_dataset_folder(dataset, folder)
         return None
     manifest = read_manifest(path)
     check_manifest_text(manifest, path, InputError)
     return manifest
+
+
+# What `datasets.load_dataset` reads from a folder built elsewhere.
+DATA_FILES = ("*.parquet", "*.arrow", "*.csv", "*.tsv", "*.json", "*.jsonl", "*.txt")
+
+
+def check_dataset_folder(dataset: str, folder: Path) -> None:
+    """Refuse a folder without a ``build.json`` that holds dataset folders (the ``--out`` a
+    build was given, not the dataset in it: read whole, its builds would be scored as one
+    lumped config), or that holds nothing `datasets` reads."""
+    inside = sorted(p.parent for p in folder.glob("*/build.json") if p.is_file())
+    if inside:
+        paths = ", ".join(str(Path(dataset) / p.name) for p in inside)
+        one = "a dataset folder" if len(inside) == 1 else "dataset folders"
+        raise InputError(f"{dataset} is no dataset but holds {one}: use --dataset {paths}")
+    if not any(p.is_file() for p in folder.rglob("[!.]*")):
+        raise InputError(f"cannot load dataset {dataset}: the folder holds no files")
+    card = (folder / "README.md").is_file()
+    if not card and not any(p.is_file() for kind in DATA_FILES for p in folder.rglob(kind)):
+        raise InputError(
+            f"{dataset} is not a dataset folder: it has no build.json, no README.md and no "
+            f"data files ({', '.join(DATA_FILES)})"
+        )
 
 
 def check_dataset(task: str, dataset: str, manifest: dict | None) -> None:
