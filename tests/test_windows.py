@@ -80,14 +80,15 @@ def test_special_ends_count_the_specials_of_an_input():
 
 def guide_log_probs(model, ids: list[int], limit: int, stride: int) -> list[float]:
     """The transformers perplexity guide's loop over one sequence, token by token: windows
-    begin every ``stride`` tokens and score what the previous window did not."""
+    of ``limit`` tokens begin every ``stride`` tokens and score what the previous window did
+    not. The model reads a window but its last token, which only the labels need."""
     out, previous_end = [], 0
     for begin in range(0, len(ids), stride):
         end = min(begin + limit, len(ids))
         new = end - previous_end
         with torch.no_grad():
-            logits = model(torch.tensor([ids[begin:end]])).logits[0].float()
-        log_probs = torch.log_softmax(logits[:-1], dim=-1)
+            logits = model(torch.tensor([ids[begin : end - 1]])).logits[0].float()
+        log_probs = torch.log_softmax(logits, dim=-1)
         targets = torch.tensor(ids[begin + 1 : end])
         values = log_probs.gather(-1, targets[:, None]).squeeze(-1).tolist()
         out.extend(values[len(values) - min(new, len(values)) :])
@@ -99,7 +100,8 @@ def guide_log_probs(model, ids: list[int], limit: int, stride: int) -> list[floa
 
 def test_causal_windows_equal_the_perplexity_guide(tiny_gpt2):
     lm = load_causal_lm(str(tiny_gpt2))
-    limit, stride = lm.max_length, stride_of(lm.max_length)
+    limit = lm.max_length + 1  # windows of the model's positions and the token they predict
+    stride = stride_of(limit)
     words = LONG * 30
     ids = lm.tokenizer(" ".join(words))["input_ids"]
     # the guide's last window starts on the stride; ours ends on the text: the same windows

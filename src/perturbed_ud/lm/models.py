@@ -554,17 +554,21 @@ def next_token_log_probs(
 ) -> list[list[float]]:
     """For each row of a causal LM, log p(token_i | tokens_<i) for i = 1 … n-1 (fp32).
 
-    The states that predict a real next token are gathered from all rows, and the output
-    layer runs on ``slice_rows`` of them at a time, so memory holds a slice of the
-    vocabulary-sized logits, never rows × L × V.
+    The model reads each row but its last token (which predicts nothing), so a row may be one
+    token longer than the model's positions, as in lm-evaluation-harness. The states of every
+    position read are gathered from all rows, and the output layer runs on ``slice_rows`` of
+    them at a time, so memory holds a slice of the vocabulary-sized logits, never
+    rows × L × V.
     """
-    ids, mask, position_ids, _ = padded_inputs(lm, rows, padding_side)
+    read = [row[:-1] or row for row in rows]  # a row of one token predicts nothing
+    ids, mask, position_ids, _ = padded_inputs(lm, read, padding_side)
     head = lm.model.get_output_embeddings()
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
-    predicts = (mask[:, :-1] * mask[:, 1:]).bool()  # row-major: row by row, left to right
+    targets = torch.tensor([t for row in rows for t in row[1:]], device=lm.device)
+    predicts = mask.bool()  # row-major: row by row, left to right
+    predicts[[r for r, row in enumerate(rows) if len(row) < 2]] = False
     with torch.inference_mode(), _autocast(lm):
-        states = lm.model.base_model(**inputs).last_hidden_state[:, :-1][predicts]
-        targets = ids[:, 1:][predicts]
+        states = lm.model.base_model(**inputs).last_hidden_state[predicts]
         scores = [
             log_probs_at(head(states[i : i + slice_rows]).float(), targets[i : i + slice_rows])
             for i in range(0, len(states), slice_rows)

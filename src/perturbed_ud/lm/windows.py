@@ -5,7 +5,8 @@ transformers perplexity guide score long texts. The first window is the first ``
 tokens and scores every token in it; each later window ends ``stride`` tokens further on and
 scores only those new tokens, so every token is scored once, conditioned on at least
 ``limit − stride`` and at most ``limit − 1`` tokens before it. Where the sequence fits, the one
-window is the sequence, and the scores are the plain ones.
+window is the sequence, and the scores are the plain ones. (A causal LM reads a window but
+its last token, so its windows are one token longer than its positions.)
 
 Masked LMs: a row of ``limit`` tokens around the masked position(s), the special tokens at both
 ends kept, so the masked span sits as near the middle of its context as the sentence allows.

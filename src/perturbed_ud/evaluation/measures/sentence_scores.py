@@ -130,7 +130,7 @@ def causal_log_likelihoods(
     """Per-token log-probabilities of each sentence under a causal LM."""
     if bos not in BOS_POLICIES:
         raise ValueError(f"bos must be one of {BOS_POLICIES}, not {bos!r}")
-    limit = batcher.lm.max_length
+    limit = batcher.lm.max_length + 1  # the last token of a window is predicted, not read
     encoded = causal_encodings(batcher.lm.tokenizer, sentences, bos)
     windows = [
         [] if len(ids) > limit and long_inputs == "exclude" else causal_windows(ids, limit)
