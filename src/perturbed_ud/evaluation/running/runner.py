@@ -403,7 +403,7 @@ def _splits_by_key(task: Task, dataset: str, header: dict, splits, limit) -> dic
                 continue
             if limit is not None:
                 split_ds = split_ds.select(range(min(limit, len(split_ds))))
-            where = f"split {split!r} of config {config!r} of {dataset}"
+            where = f"split {str(split)!r} of config {config!r} of {dataset}"
             require_columns(split_ds.column_names, task.columns, f"evaluate {task.name}", where)
             key = task.split_key(config, split, split_ds[0])
             for name in key.split("/"):  # from the dataset's names and values: untrusted

@@ -7,6 +7,11 @@ single-piece one for seeing its own continuation). Causal LMs compare summed sen
 log-probabilities under an explicit BOS policy. Exact ties are reported apart, never counted
 as correct. Optional variants capitalise the first word and add a final period (CLAMS
 appendix B).
+
+Any minimal-pair dataset is read through ``pair_columns`` (the columns of the two sentences,
+of the phenomenon and of the language): BLiMP's ``sentence_good``/``sentence_bad`` with
+``UID``, MultiBLiMP's ``sen``/``wrong_sen`` with ``phenomenon`` and ``lang``. Such data names no
+varied words, so a masked LM compares the two sentences' pseudo-log-likelihoods (PPPL-l2r).
 """
 
 from __future__ import annotations
@@ -17,24 +22,69 @@ from pathlib import Path
 import pandas as pd
 
 from ...data.minimal_pairs import PAIR_COLUMNS as COLUMNS
+from ...errors import InputError
 from ...files import atomic_path
 from ...lm.encodings import masked_pieces
 from ...lm.models import device_for, load_lm
 from ...lm.windows import masked_window, special_ends
 from ...registry import TASKS
 from ...settings import setting
-from ..measures.sentence_scores import KindSettings, causal_log_likelihoods
+from ..measures.sentence_scores import (
+    KindSettings,
+    causal_log_likelihoods,
+    pseudo_log_likelihoods,
+)
 from ..reporting.figures import count_label, grouped_bars
 from ..reporting.statistics import WILSON, stratified_mean_interval, wilson_interval
 from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
 
+# The parts of a pair a dataset of other column names maps with ``pair_columns``, and the
+# columns of the datasets built here (the language: the first part of each pair id).
+PAIR_ROLES = {"good": "sentence_good", "bad": "sentence_bad", "phenomenon": "construction",
+              "language": None}  # fmt: skip
+UNDETERMINED = "und"  # ISO 639-2: the language of pairs whose dataset names none
+
 
 @dataclass(frozen=True, kw_only=True)
 class MinimalPairSettings(KindSettings):
     capitalize: bool = setting("Capitalise the first word.", default=False)
     final_period: bool = setting("End every sentence with a period.", default=False)
+    pair_columns: tuple[str, ...] = setting(
+        "Data of other column names, as ROLE=COLUMN for the roles good, bad, phenomenon and "
+        "language (BLiMP: phenomenon=UID; MultiBLiMP: good=sen,bad=wrong_sen,"
+        "phenomenon=phenomenon,language=lang). Masked LMs then compare whole sentences.",
+        default=(),
+    )
+
+    def __post_init__(self):
+        super().__post_init__()
+        _ = self.columns  # refuses a malformed mapping here, not in a worker
+
+    @property
+    def columns(self) -> dict[str, str | None]:
+        """The column of each role: the given ones over the defaults."""
+        given = {}
+        for item in self.pair_columns:
+            role, _, column = item.partition("=")
+            if role not in PAIR_ROLES or not column:
+                raise InputError(
+                    f"--pair-columns {item!r}: give ROLE=COLUMN, ROLE one of "
+                    f"{', '.join(PAIR_ROLES)}"
+                )
+            given[role] = column
+        return PAIR_ROLES | given
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the data is of other column names (no varied words, no pair ids)."""
+        return bool(self.pair_columns)
+
+    def read_columns(self) -> tuple[str, ...]:
+        if not self.mapped:
+            return COLUMNS
+        return tuple(c for c in self.columns.values() if c is not None)
 
 
 def variant(sentence: str, settings: MinimalPairSettings) -> list[str]:
@@ -100,10 +150,14 @@ def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings
     options = MinimalPairSettings(**settings)
     lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
     batcher = options.batcher(lm)
-    good = [variant(s, options) for s in batch["sentence_good"]]
-    bad = [variant(s, options) for s in batch["sentence_bad"]]
-    if options.kind == "causal":
-        scores = causal_log_likelihoods(batcher, good + bad, options.bos, options.long_inputs)
+    columns = options.columns
+    good = [variant(s, options) for s in batch[columns["good"]]]
+    bad = [variant(s, options) for s in batch[columns["bad"]]]
+    if options.kind == "causal" or options.mapped:
+        if options.kind == "causal":
+            scores = causal_log_likelihoods(batcher, good + bad, options.bos, options.long_inputs)
+        else:  # no varied words named: whole sentences
+            scores = pseudo_log_likelihoods(batcher, good + bad, long_inputs=options.long_inputs)
         totals = [sum(s.log_probs) for s in scores]
         sizes = [len(s.log_probs) for s in scores]
         problems = [LONGER_THAN_CONTEXT if s.too_long else None for s in scores]
@@ -132,22 +186,27 @@ def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings
 
 
 def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
-    """Accuracy per language and construction with Wilson intervals (N: the pairs scored),
-    ties apart, pairs left unscored counted beside N, the single-token subset, and the share
-    of distinct varied forms that are one piece."""
-    scored = with_language(scored)
+    """Accuracy per language and construction (the ``lang`` and ``construction`` columns of
+    `grouped` pairs) with Wilson intervals (N: the pairs scored), ties apart, pairs left
+    unscored counted beside N; for the datasets built here, which name the varied words, the
+    single-token subset and the share of distinct varied forms that are one piece."""
+    varied = "good_form" in scored
     rows = []
     for (lang, construction), everything in scored.groupby(["lang", "construction"], sort=True):
         group = everything[everything["outcome"] != "unscored"]
         n = len(group)
         correct = int((group["outcome"] == "correct").sum())
-        single = group[(group["good_pieces"] == 1) & (group["bad_pieces"] == 1)]
-        forms = pd.concat(
-            [
-                group[["good_form", "good_pieces"]].set_axis(["form", "pieces"], axis=1),
-                group[["bad_form", "bad_pieces"]].set_axis(["form", "pieces"], axis=1),
-            ]
-        ).drop_duplicates("form")
+        single = group[(group["good_pieces"] == 1) & (group["bad_pieces"] == 1)] if varied else []
+        forms = (
+            pd.concat(
+                [
+                    group[["good_form", "good_pieces"]].set_axis(["form", "pieces"], axis=1),
+                    group[["bad_form", "bad_pieces"]].set_axis(["form", "pieces"], axis=1),
+                ]
+            ).drop_duplicates("form")
+            if varied
+            else []
+        )
         accuracy = correct / n if n else float("nan")
         lo, hi = wilson_interval(accuracy, n)
         rows.append(
@@ -177,17 +236,26 @@ def pair_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def with_language(scored: pd.DataFrame) -> pd.DataFrame:
-    """The pairs with their language, the first part of every pair id (``en/…``)."""
-    return scored.assign(lang=scored["pair_id"].str.split("/").str[0])
+def grouped(scored: pd.DataFrame, settings: MinimalPairSettings) -> pd.DataFrame:
+    """The pairs with the ``lang`` and ``construction`` they are reported by: the columns
+    ``pair_columns`` names, or, in the datasets built here, the first part of every pair id
+    (``en/…``) and the construction; ``und`` where the data names no language."""
+    columns = settings.columns
+    if not settings.mapped:
+        language = scored["pair_id"].str.split("/").str[0]
+    elif columns["language"] is not None:
+        language = scored[columns["language"]].astype(str)
+    else:
+        language = UNDETERMINED
+    return scored.assign(lang=language, construction=scored[columns["phenomenon"]].astype(str))
 
 
 def language_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     """Per language, as MultiBLiMP reports it: the mean of its constructions' accuracies
     (each construction weighs the same; stratified bootstrap over pairs) and the accuracy of
-    all its pairs together (Wilson), over the pairs scored."""
+    all its pairs together (Wilson), over the pairs scored (`grouped` pairs)."""
     rows = []
-    for lang, everything in with_language(scored).groupby("lang", sort=True):
+    for lang, everything in scored.groupby("lang", sort=True):
         group = everything[everything["outcome"] != "unscored"]
         hits = [
             (pairs["outcome"] == "correct").to_numpy(dtype=float)
@@ -234,10 +302,12 @@ def evaluate_minimal_pairs(
 
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
-    task = Task("minimal-pair", score_pairs, settings or MinimalPairSettings(), columns=COLUMNS)
+    settings = settings or MinimalPairSettings()
+    task = Task("minimal-pair", score_pairs, settings, columns=settings.read_columns())
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
+    scored = grouped(scored, settings)
     with atomic_path(run / "pairs.parquet") as tmp:
         scored.to_parquet(tmp, index=False)
     table = pair_accuracy(scored, model)
@@ -278,3 +348,7 @@ class MinimalPair(EvaluationTask):
     settings_class = MinimalPairSettings
     evaluate = staticmethod(evaluate_minimal_pairs)
     read_columns = COLUMNS
+
+    @classmethod
+    def columns(cls, settings: MinimalPairSettings) -> tuple[str, ...]:
+        return settings.read_columns()
