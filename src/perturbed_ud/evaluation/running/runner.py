@@ -590,11 +590,25 @@ def finish(
         "counts": results,
     }
     if headline is not None:
-        from ..reporting.summary import markdown_table
-
-        summary["headline"] = markdown_table(headline, digits=3)
+        summary["headline"] = headline_text(headline)
     _write_json(run / "results.json", summary)
     _write_json(run / "run.json", header | results | _dataset_cache(header))
+
+
+# Rows of a headline printed at the end of a run; the table files hold every row.
+HEADLINE_ROWS = 30
+
+
+def headline_text(table: pd.DataFrame) -> str:
+    """A table as the few lines a run prints: without the columns every row shares (the
+    model's name, the interval's method), its first `HEADLINE_ROWS` rows."""
+    from ..reporting.summary import markdown_table
+
+    shown = table.drop(columns=["model_name", "interval"], errors="ignore")
+    text = markdown_table(shown.head(HEADLINE_ROWS), digits=3)
+    if len(shown) > HEADLINE_ROWS:
+        text += f"({len(shown) - HEADLINE_ROWS} more rows in the run's tables)\n"
+    return text
 
 
 def headline_of(run: Path) -> str:

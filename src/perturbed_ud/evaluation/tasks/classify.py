@@ -187,7 +187,7 @@ def evaluate_classifier(
     correlations = write_comparison(table, "accuracy", model, run)
     metrics = {"accuracy": records(table), "correlations": records(correlations)}
     counts = {"rows": len(scored), "truncated": int(scored["truncated"].sum())}
-    finish(run, header, metrics, **counts)
+    finish(run, header, metrics, headline=table, **counts)
     return run
 
 

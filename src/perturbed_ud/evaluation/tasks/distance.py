@@ -157,7 +157,7 @@ def evaluate_distances(
     if len(summary):
         plot_distances(summary, run / "distance_by_layer.png")
     counts = {"copies": len(scored), "too_long": int(scored["too_long"].sum())}
-    finish(run, header, {"distance": records(summary)}, **counts)
+    finish(run, header, {"distance": records(summary)}, headline=summary, **counts)
     return run
 
 

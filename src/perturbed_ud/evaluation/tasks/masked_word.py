@@ -211,9 +211,11 @@ def evaluate_masked_word(
         }
     else:
         metrics = {}
+    accuracy = pd.DataFrame(metrics.get("accuracy_ci", []))
+    headline = accuracy.drop(columns=[c for c in accuracy if c.startswith("word_at_5")])
     finish(
-        run, header, metrics, rows=len(scored), scored=len(items),
-        drops=dict(sorted(drops.items())),
+        run, header, metrics, headline=headline if len(headline) else None, rows=len(scored),
+        scored=len(items), drops=dict(sorted(drops.items())),
     )  # fmt: skip
     return run
 

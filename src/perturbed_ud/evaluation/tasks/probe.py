@@ -657,7 +657,7 @@ def evaluate_probes(
                          "departures_from_correct_definitions": protocol.definitions,
                          "gold_graphs": records(graphs),
                          "gold_graph_counts": GOLD_GRAPH_COUNTS},
-           sentences_without_a_tree=without_tree.to_dict(),
+           headline=summary, sentences_without_a_tree=without_tree.to_dict(),
            sentences_over_max_words=over_max_words,
            training_sentences_over_max_words=training_over)  # fmt: skip
     return run

@@ -183,7 +183,7 @@ def evaluate_scores(
         "windowed": int(scored["windowed"].sum()),  # scored in windows of the model's context
         "paired": len(paired),
     }
-    metrics = {}
+    metrics, headline = {}, None
     if len(paired):
         with atomic_path(run / "nonce_ratios.parquet") as tmp:
             paired.to_parquet(tmp, index=False)
@@ -191,12 +191,14 @@ def evaluate_scores(
         write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
         plot_nonce_ratios(paired, summary, run / "nonce_ratio.png")
         metrics["nonce_ratio"] = records(summary)
+        headline = summary
     if "setting" in scored:  # a local_structure dataset
         table = setting_perplexities(scored, model, settings.words_column)
         write_table(table, run / "score_by_setting.csv", markdown=True)
         correlations = write_comparison(table, "perplexity", model, run)
         metrics |= {"settings": records(table), "correlations": records(correlations)}
-    finish(run, header, metrics, **results)
+        headline = table
+    finish(run, header, metrics, headline=headline, **results)
     return run
 
 
