@@ -16,14 +16,12 @@ import time
 from functools import partial
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import Progress
-
 from ..data.card import write_card
 from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash
 from ..errors import InputError, Interrupted
 from ..files import guard_output, left_as_found
 from ..manifest import check_manifest_text
+from ..progress import progress
 from ..registry import FAMILIES
 from ..version import __version__
 from .family import DatasetFamily, config_id
@@ -76,12 +74,10 @@ def _write(family: DatasetFamily, final: Path, overwrite: bool, workers: int) ->
     with atomic_folder(final, overwrite=overwrite) as root:
         jobs = family.jobs()
         results = []
-        console = Console(stderr=True)  # a bar on a terminal only: logs get no blank line
-        with Progress(transient=True, console=console, disable=not console.is_terminal) as progress:
-            task = progress.add_task(f"building {final.name}", total=len(jobs))
+        with progress(f"building {final.name}", len(jobs), "jobs", transient=True) as advance:
             for result in _run(family, jobs, root, workers):
                 results.append(result)
-                progress.advance(task)
+                advance(1)
         entries = family.manifest(results)
         if not entries["configs"]:
             raise InputError(family.why_empty(results))

@@ -33,8 +33,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
-from rich.console import Console
-from rich.progress import Progress
 
 from ...errors import InputError, Interrupted, RunError
 from ...files import (
@@ -49,6 +47,7 @@ from ...files import (
     write_text,
 )
 from ...lm.models import describe_model
+from ...progress import progress
 from ...redaction import redact, redact_all
 from ...version import __version__
 from .datasets_io import (
@@ -363,14 +362,11 @@ def run_task(
     bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
-        with Progress(transient=False, console=Console(stderr=True)) as progress:
-            bar = progress.add_task(
-                task.name, total=sum(stop - start for _, start, stop, _ in mine)
-            )
+        with progress(task.name, sum(stop - start for _, start, stop, _ in mine)) as advance:
             for key, start, stop, path in mine:
                 if not path.exists():  # finished chunks of an interrupted run are kept
                     _score_chunk(by_key[key], start, stop, path, task.function, kwargs, num_proc)
-                progress.advance(bar, stop - start)
+                advance(stop - start)
     except KeyboardInterrupt:
         scored = sum(path.exists() for *_, path in mine)
         raise Interrupted(
