@@ -34,14 +34,25 @@ class Registry:
             return
         self._loaded = True
         for point in sorted(entry_points(group=self.group), key=lambda p: (p.value, p.name)):
-            try:
-                point.load()
-            except Exception as err:
-                raise InputError(
-                    f"the {self.kind} module {point.value} (entry point {point.name!r} of "
-                    f"{point.dist.name if point.dist else 'an installed package'}) does not "
-                    f"import: {type(err).__name__}: {err}; fix or uninstall that package"
-                ) from err
+            self._import(point)
+
+    def _import(self, point) -> None:
+        try:
+            point.load()
+        except Exception as err:
+            raise InputError(
+                f"the {self.kind} module {point.value} (entry point {point.name!r} of "
+                f"{point.dist.name if point.dist else 'an installed package'}) does not "
+                f"import: {type(err).__name__}: {err}; fix or uninstall that package"
+            ) from err
+
+    def _load_named(self, name: str) -> None:
+        """Import only the module of the entry point named ``name``, where there is one: a
+        command's ``--help`` then imports one task's libraries, not every task's."""
+        if self._loaded or name in self._parts:
+            return
+        for point in entry_points(group=self.group, name=name):
+            self._import(point)
 
     def register(self, name: str, short: str | None = None) -> Callable:
         """Register a class or function under ``name`` and its short name (``short``, else
@@ -72,7 +83,9 @@ class Registry:
 
     def find(self, name: str):
         """The part registered under ``name``, or None."""
-        self._load()
+        self._load_named(name)
+        if name not in self._parts:
+            self._load()
         return self._parts.get(name)
 
     def get(self, name: str) -> type:

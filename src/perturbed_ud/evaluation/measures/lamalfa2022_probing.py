@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import shortest_path
-from scipy.stats import spearmanr
 
 from .probe_labels import UPOS_TAGS
 from .probe_metrics import MetricSet
@@ -158,7 +157,7 @@ def pooled_spearman_rows(scored: pd.DataFrame) -> list[dict]:
             for side, cells in (("original", part[is_original]), ("perturbed", part[~is_original])):
                 predicted = np.concatenate(cells["cells_predicted"].map(np.asarray).tolist())
                 truth = np.concatenate(cells["cells_gold"].map(np.asarray).tolist())
-                values[side].append(float(spearmanr(predicted, truth).statistic))
+                values[side].append(float(spearman(predicted, truth)))
         values["drop"] = [
             a - b for a, b in zip(values["original"], values["perturbed"], strict=True)
         ]
@@ -171,3 +170,10 @@ def pooled_spearman_rows(scored: pd.DataFrame) -> list[dict]:
                     else float("nan")}  # fmt: skip
         rows.append(row | {"probe_seeds": len(values["drop"])})
     return rows
+
+
+def spearman(predicted, truth) -> float:
+    """Spearman's rho; scipy.stats is imported here, so `probe --help` starts without it."""
+    from scipy.stats import spearmanr
+
+    return spearmanr(predicted, truth).statistic

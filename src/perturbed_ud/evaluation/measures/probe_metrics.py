@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import minimum_spanning_tree
-from scipy.stats import rankdata
 
 from .probe_labels import BASE_RELATIONS, base_relation
 
@@ -79,6 +78,8 @@ def uuas_counts(predicted: np.ndarray, gold: np.ndarray, upos: Sequence[str]) ->
 
 def _row_spearman(predicted: np.ndarray, gold: np.ndarray) -> np.ndarray:
     """Spearman's rho of each row pair (average ranks for ties); NaN for a constant row."""
+    from scipy.stats import rankdata  # here: `probe --help` starts without scipy.stats
+
     a = rankdata(predicted, axis=-1)
     b = rankdata(gold, axis=-1)
     a -= a.mean(axis=-1, keepdims=True)

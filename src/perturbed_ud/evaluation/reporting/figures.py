@@ -10,16 +10,17 @@ the Agg canvas directly, so plotting neither needs a display nor changes pyplot'
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from ...files import atomic_path
 from ...options import published_name
 from ..running.schema import DEFAULT_CONDITIONS, Conditions
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # One colour per word order in every figure: the dark shade of a tab20 pair for the order,
 # its light shade for the order with lemmas (+L); lemmas alone (S_L) in purple.
@@ -53,6 +54,17 @@ def sensitivity_labels(conditions: Conditions) -> dict[str, str]:
 def interaction_labels(conditions: Conditions) -> dict[str, str]:
     """``I_<order>`` → its scramble's label × L (``I_full`` → ``Full × L``)."""
     return {f"I_{o}": f"{conditions.find(o).label} × L" for o in conditions.scrambles}
+
+
+def new_figure(figsize, **options):
+    """A matplotlib figure drawn by the Agg canvas (no display, no pyplot state); matplotlib
+    is imported here, so that commands that draw nothing start without it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, **options)
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def count_label(counts: pd.Series) -> str:
@@ -100,8 +112,7 @@ def grouped_bars(
     langs = sorted(table["lang"].unique())
     group_width = max(1.2, 0.28 * len(series))  # inches per language
     size = (max(6.0, group_width * len(langs) + 1.5), 2.9 * len(models) + 1.3)
-    fig = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=size, layout="constrained")
     axes = fig.subplots(len(models), 1, squeeze=False, sharey=True)[:, 0]
     width = 0.8 / len(series)
     x = np.arange(len(langs))
@@ -219,8 +230,9 @@ def plot_nonce_ratios(paired: pd.DataFrame, summary: pd.DataFrame, path: str | P
     Wilcoxon p; on a log axis whose ticks read as plain numbers (0.8, 1, 1.3)."""
     summary = summary.set_index("config")
     configs = list(summary.index)
-    fig = Figure(figsize=(max(6.0, 1.3 * len(configs) + 1.5), 4.4), layout="constrained")
-    FigureCanvasAgg(fig)
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    fig = new_figure(figsize=(max(6.0, 1.3 * len(configs) + 1.5), 4.4), layout="constrained")
     ax = fig.subplots()
     ax.boxplot([paired.loc[paired["config"] == c, "ratio"] for c in configs], showfliers=False)
     ticks = [
@@ -243,6 +255,8 @@ def plot_nonce_ratios(paired: pd.DataFrame, summary: pd.DataFrame, path: str | P
 def _log_ticks(low: float, high: float) -> list[float]:
     """Round-number ticks for a log axis: evenly spaced where it spans less than 5×
     (0.96, 0.98, 1, 1.02), else 1-2-3-5 steps (0.2, 0.3, 0.5, 1, 2)."""
+    from matplotlib.ticker import LogLocator, MaxNLocator
+
     if high / low < 5:
         ticks = MaxNLocator(6).tick_values(low, high)
     else:
@@ -256,10 +270,11 @@ def plot_distances(summary: pd.DataFrame, path: str | Path) -> Figure:
     """Distance by layer: a column of panels per language and method, ℓ2 above and cosine
     similarity below, one line per τ (mean over sentences of the worst copy) with its
     interquartile band, the N of sentences in the legend."""
+    from matplotlib.ticker import MaxNLocator
+
     summary = summary.fillna({"lang": "", "method": ""})
     groups = sorted(summary.groupby(["lang", "method"]).groups)
-    fig = Figure(figsize=(max(7.0, 4.2 * len(groups)), 6.4), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=(max(7.0, 4.2 * len(groups)), 6.4), layout="constrained")
     axes = fig.subplots(2, len(groups), squeeze=False, sharex=True)
     for column, (lang, method) in enumerate(groups):
         chosen = summary[(summary["lang"] == lang) & (summary["method"] == method)]
@@ -311,8 +326,7 @@ def plot_performance_vs_measure(
     """One point per config × setting: ``performance`` against the setting's mean
     ``measure``, coloured by perturbation type (the paper's Figures 2–5); error bars from
     ``<performance>_lo`` / ``_hi`` where the table has them."""
-    fig = Figure(figsize=(7.5, 5), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(figsize=(7.5, 5), layout="constrained")
     ax = fig.add_subplot()
     for kind, (colour, marker) in PERTURBATION_STYLES.items():
         rows = table[(table["type"] == kind) & table[measure].notna()]

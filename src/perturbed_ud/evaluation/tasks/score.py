@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import wilcoxon
 
 from ...errors import InputError
 from ...files import atomic_path
@@ -136,6 +135,8 @@ def setting_perplexities(scored: pd.DataFrame, model_name: str, words_column: st
 
 def ratio_summary(paired: pd.DataFrame, model_name: str, measure: str) -> pd.DataFrame:
     """Quartiles of the nonce/orig ratio and a paired Wilcoxon signed-rank test per config."""
+    from scipy.stats import wilcoxon  # here: `score --help` starts without scipy.stats
+
     rows = []
     for config, group in paired.groupby("config", sort=True):
         differences = np.log(group["nonce"]) - np.log(group["orig"])
