@@ -13,19 +13,18 @@ def test_progress_off_a_terminal_is_lines_with_rate_and_time_left(capsys):
         for _ in range(3):
             advance(100)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "scoring: 300 rows to do"
+    assert len(lines) == 3
     assert re.fullmatch(r"scoring: 100 of 300 rows \(33\.3%\), [\d,.]+ rows/s, about .+ left",
-                        lines[1])  # fmt: skip
+                        lines[0])  # fmt: skip
     assert re.fullmatch(r"scoring: 300 of 300 rows \(100\.0%\), [\d,.]+ rows/s, done in \d+ s",
                         lines[-1])  # fmt: skip
 
 
-def test_lines_come_at_most_every_interval(capsys):
+def test_work_done_within_the_interval_writes_no_line(capsys):
     with progress("scoring", 1000, every_seconds=3600.0) as advance:
         for _ in range(10):
             advance(100)
-    lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 2 and lines[-1].startswith("scoring: 1,000 of 1,000 rows")
+    assert capsys.readouterr().err == ""
 
 
 def test_durations_read_as_a_person_would_say_them():

@@ -1,8 +1,9 @@
 """Progress of long work, on a terminal and off one.
 
 On a terminal, a rich progress bar on stderr. Written to a file (nohup, a SLURM log), a bar
-shows nothing until it ends, so a line instead, at the start and then at most every
-``every_seconds``: what is done of how much, the rate, the time left.
+shows nothing until it ends, so a line instead every ``every_seconds``: what is done of how
+much, the rate, the time left; and a last one at the end. Work done within the first
+interval writes no line, so a short job's log holds only what it says itself.
 """
 
 from __future__ import annotations
@@ -34,23 +35,23 @@ def progress(
 
 
 class ProgressLines:
-    """Progress as lines on stderr, at most one per ``every_seconds``, and one at the end."""
+    """Progress as lines on stderr, at most one per ``every_seconds``, and one at the end of
+    work that wrote any."""
 
     def __init__(self, what: str, total: int, unit: str, every_seconds: float):
         self.what, self.total, self.unit, self.every = what, total, unit, every_seconds
-        self.done = 0
+        self.done, self.said = 0, False
         self.start = self.last = time.monotonic()
-        self._say(f"{what}: {total:,} {unit} to do")
 
     def advance(self, n: int = 1) -> None:
         self.done += n
         now = time.monotonic()
-        if now - self.last >= self.every:
-            self.last = now
+        if now - self.last >= self.every and self.done < self.total:
+            self.last, self.said = now, True
             self._say(self.line(now))
 
     def end(self) -> None:
-        if self.done:
+        if self.said:
             self._say(self.line(time.monotonic()))
 
     def line(self, now: float) -> str:
