@@ -180,3 +180,23 @@ def test_the_architecture_page_names_every_module():
         if path.name != "__init__.py" and path.name not in page
     ]
     assert not missing, f"not in docs/architecture.md: {missing}"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/publishing.md"])
+def test_the_default_versions_named_are_the_families_own(page):
+    """Where a page lists the families' default versions (``2.0.0 for perturbed-ud, clams and
+    substitution; 3.2.0 for spud``), it names every family, each with its version."""
+    import dataclasses
+
+    from perturbed_ud.registry import FAMILIES
+
+    text = " ".join((REPO / page).read_text(encoding="utf-8").split())
+    named = {}
+    for version, families in re.findall(r"(\d+\.\d+\.\d+) for (.+?)(?=, \d|;|\))", text):
+        for family in re.split(r", | and ", families):
+            named[family.strip()] = version
+    own = {}
+    for name in FAMILIES.short_names():
+        fields = dataclasses.fields(FAMILIES.get(name).settings_class)
+        own[name] = next(f.default for f in fields if f.name == "version")
+    assert named == own

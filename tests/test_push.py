@@ -299,6 +299,9 @@ def test_cli_dry_run(folder, no_hub, no_token):
     assert result.exit_code == 0, result.output
     assert "tag: v1.0.0" in result.stdout
     assert "  build.json  " in result.stdout
+    # without --version: the version build.json records
+    default = CliRunner().invoke(main, ["push", str(folder), "--repo-id", REPO_ID, "--dry-run"])
+    assert default.exit_code == 0 and default.stdout == result.stdout, default.output
 
 
 def test_cli_takes_the_token_from_hf_token(folder, fake_hub, monkeypatch):

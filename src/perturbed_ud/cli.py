@@ -175,7 +175,8 @@ def _no_token(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @main.command()
 @click.argument("folder", type=GivenPath())
 @click.option("--repo-id", required=True, help="Hub dataset repo, e.g. me/perturbed-ud.")
-@click.option("--version", "version", required=True, help="x.y.z; must match build.json.")
+@click.option("--version", "version",
+              help="x.y.z; must match build.json [default: build.json's version].")  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="List what would be uploaded; touch no Hub.")
 @click.option("--private", is_flag=True, help="Create the repo as private.")
 @click.option("--allow-licence-risk", is_flag=True, help="Publish despite licence problems.")
@@ -183,7 +184,8 @@ def _no_token(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 def push(folder, repo_id, version, dry_run, private, allow_licence_risk) -> None:
     """Upload a built dataset FOLDER to the Hub and tag the commit v<version>.
 
-    The version must be the one the folder was built as, so a tag always names one build.
+    The version is the one the folder was built as (build.json), so a tag always names one
+    build; --version, where given, must match it.
     The token is that of HF_TOKEN or of `hf auth login`: a command line shows in `ps`.
     """
     from .data.push import push_folder

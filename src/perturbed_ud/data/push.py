@@ -107,7 +107,7 @@ def _size(n: int) -> str:
 def push_folder(
     folder,
     repo_id: str,
-    version: str,
+    version: str | None = None,
     *,
     dry_run: bool = False,
     private: bool = False,
@@ -118,7 +118,8 @@ def push_folder(
     """Upload a built dataset folder to a Hub dataset repo and tag it; return the tag.
 
     With ``dry_run``, only report what would be uploaded: no Hub call, no token needed.
-    Without ``token``, that of ``HF_TOKEN`` or ``hf auth login``.
+    Without ``token``, that of ``HF_TOKEN`` or ``hf auth login``. ``version`` (default: the
+    one build.json records) must be the version the folder was built as.
     """
     folder = Path(folder)
     manifest = _manifest(folder)
@@ -127,6 +128,7 @@ def push_folder(
     check_recorded_content(
         folder, content_hash(folder), manifest["content_sha256"], error=PushError
     )
+    version = manifest["version"] if version is None else version
     wanted = parse_version(version, "--version")
     built = parse_version(manifest["version"], f"{folder / 'build.json'} version")
     if wanted != built:
