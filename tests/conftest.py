@@ -20,6 +20,7 @@ os.environ["HF_DATASETS_CACHE"] = DATASETS_CACHE
 atexit.register(shutil.rmtree, DATASETS_CACHE, ignore_errors=True)
 
 import pytest  # noqa: E402
+import yaml  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # Excerpts of real UD treebanks (CC BY-SA), written by scripts/make_ud_samples.py.
@@ -351,3 +352,15 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_terminal_summary(terminalreporter):
     for skipped in _skipped_modules:
         terminalreporter.write_line(f"FAILED (skipped under PERTURBED_UD_NO_SKIPS=1) {skipped}")
+
+
+class TaskYamlLoader(yaml.SafeLoader):
+    """lm-eval's YAML: its ``!function`` tag read as the text it names."""
+
+
+TaskYamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def task_yaml(text: str):
+    """A task file of lm-evaluation-harness, read as the harness reads it, tags as text."""
+    return yaml.load(text, Loader=TaskYamlLoader)  # noqa: S506 - a SafeLoader

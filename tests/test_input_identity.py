@@ -14,9 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import UD_ROOT, task_yaml
 from datasets import load_dataset
 
 import perturbed_ud
@@ -178,8 +177,8 @@ def test_a_split_is_read_from_the_content_cache_by_content(built, tmp_path, tiny
 
 def rolling_task(tasks: Path, split: str) -> dict:
     """A perplexity task's YAML, with its template's settings."""
-    task = yaml.safe_load((tasks / f"perturbed_ud_{CONFIG}_{split}_ppl.yaml").read_text())
-    return yaml.safe_load((tasks / task["include"]).read_text()) | task
+    task = task_yaml((tasks / f"perturbed_ud_{CONFIG}_{split}_ppl.yaml").read_text())
+    return task_yaml((tasks / task["include"]).read_text()) | task
 
 
 def test_tasks_read_content_addressed_copies_of_the_build(tmp_path):
@@ -189,7 +188,7 @@ def test_tasks_read_content_addressed_copies_of_the_build(tmp_path):
     manifest = json.loads((dataset / "build.json").read_text())
     tasks = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
     task = rolling_task(tasks, "orig")
-    assert task["dataset_path"] == str((tasks / "data").resolve())
+    assert task["custom_dataset"] == "utils.load_data"  # reads data/ beside it
     (name,) = task["dataset_kwargs"]["data_files"]["orig"]
     assert name == f"{sha256(dataset / ORIG)}.parquet"
     assert (tasks / "data" / name).read_bytes() == (dataset / ORIG).read_bytes()

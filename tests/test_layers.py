@@ -12,7 +12,7 @@ ROOT = Path(perturbed_ud.__file__).parent
 # Lowest first. A module may import from its own layer and those below.
 LAYERS = [
     {"errors", "files", "rng", "options", "settings", "registry", "releases", "download",
-     "licences", "lexicons", "version", "manifest", "redaction"},
+     "licences", "lexicons", "version", "manifest", "redaction", "progress"},
     {"ud"},
     {"lm"},
     {"perturb"},

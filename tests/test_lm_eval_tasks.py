@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import UD_ROOT, task_yaml
 from test_minimal_pair import COORD, SIMPLE
 
 import perturbed_ud
@@ -169,25 +169,18 @@ def test_perturbed_ud_choices_pair_each_sentence_with_its_original(tiny_gpt2, tm
         assert texts == [row["perturbed_text"] for row in split(name).values()]
 
 
-class TaskLoader(yaml.SafeLoader):
-    """YAML as the harness reads it: a ``!function`` tag kept as its text."""
-
-
-TaskLoader.add_constructor("!function", lambda loader, node: f"!function {node.value}")
-
-
 def test_tasks_are_pinned_to_the_build_or_its_hub_tag(clams, tmp_path):
     manifest = json.loads((clams / "build.json").read_text(encoding="utf-8"))
     local = perturbed_ud.lm_eval_tasks(clams, tmp_path / "local")
     hub = perturbed_ud.lm_eval_tasks(clams, tmp_path / "hub", hub_id="me/clams")
     for folder, path, kwargs, loader in (
-        (local, "parquet", None, "!function utils.load_data"),
+        (local, "parquet", None, "utils.load_data"),
         (hub, "me/clams", {"revision": f"v{manifest['version']}"}, None),
     ):
         text = (folder / "_minimal_pair_template_yaml").read_text(encoding="utf-8")
         assert f"# content sha256: {manifest['content_sha256']}" in text
         assert "counts as correct" in text and "BOS" in text and "--max-length-of" in text
-        template = yaml.load(text, TaskLoader)  # noqa: S506 - a SafeLoader
+        template = task_yaml(text)
         assert template["dataset_path"] == path and template.get("dataset_kwargs") == kwargs
         assert template.get("custom_dataset") == loader
         assert template["metadata"]["signature"] == manifest["signature"]
@@ -195,9 +188,9 @@ def test_tasks_are_pinned_to_the_build_or_its_hub_tag(clams, tmp_path):
         group = yaml.safe_load((folder / "clams.yaml").read_text(encoding="utf-8"))
         assert group["task"] == ["clams_en_simple_agrmt", "clams_en_vp_coord"]
     other = perturbed_ud.lm_eval_tasks(clams, tmp_path / "rev", hub_id="me/clams", revision="abc")
-    assert yaml.load((other / "_minimal_pair_template_yaml").read_text(), TaskLoader)[
-        "dataset_kwargs"
-    ] == {"revision": "abc"}
+    assert task_yaml((other / "_minimal_pair_template_yaml").read_text())["dataset_kwargs"] == {
+        "revision": "abc"
+    }
 
 
 def missing(clams, tmp):

@@ -134,7 +134,7 @@ def test_a_family_not_installed_here_is_named(built, tmp_path, tiny_bert):
                     "--out", tmp_path / "balanced")  # fmt: skip
     assert result.output == (
         f"error: {folder} is a toy dataset (toy.reversal.v1), of a family not installed here: "
-        "install it to balance its datasets\n"
+        "install it to take subsets of its datasets\n"
     )
     result = invoke("lm-eval-tasks", folder, "--out", tmp_path / "tasks")
     assert result.output.startswith(f"error: {folder} is a toy dataset; lm-eval tasks are")

@@ -409,6 +409,24 @@ def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwri
     click.echo(f"wrote {folder}")
 
 
+@main.command()
+@click.option("--dataset", required=True, type=GivenPath(exists=True, file_okay=False))
+@click.option("--per-split", required=True, type=click.IntRange(min=1),
+              help="Rows kept of each split of each config (MultiBLiMP: 100 pairs per "
+              "phenomenon).")  # fmt: skip
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the draw.")
+@click.option("--out", required=True, type=GivenPath(), help="Folder of the capped dataset.")
+@click.option("--overwrite", is_flag=True)
+def cap(dataset, per_split, seed, out, overwrite) -> None:
+    """Write the subset of DATASET with at most N rows in each split of each config (each
+    phenomenon of each language, for minimal pairs), drawn by seed; the same sentences in
+    every split of a config whose splits are conditions of one sentence."""
+    from .evaluation.balance import cap_dataset
+
+    folder = cap_dataset(dataset, per_split, out, seed=seed, overwrite=overwrite)
+    click.echo(f"wrote {folder}")
+
+
 @main.command("clams-generate")
 @click.argument("grammar_dir", type=GivenPath(exists=True, file_okay=False))
 @click.argument("out_dir", type=GivenPath(file_okay=False))

@@ -1,11 +1,16 @@
-"""Balanced subsets: the items a given tokenizer can score in every condition of a config.
+"""Subsets of a built dataset, each a dataset folder of its own with the same configs, ready
+for ``push``, built by the one engine (`builders.engine.write_dataset`) from a family derived
+from the built dataset (`Derived`):
 
-Which targets exceed the span cap depends on the tokenizer (a form and its lemma split
-differently), so a balanced subset is model-specific and lives beside the base dataset, as a
-dataset folder of its own with the same configs, ready for ``push``. It is built by the one
-engine (`builders.engine.write_dataset`) from `Balanced`, a family derived from the built
-dataset. It lives here, above the builders, because what it keeps is decided by the
-masked-word task: its columns, scoring modes and span cap.
+- `Balanced`: the items a given tokenizer can score in every condition of a config. Which
+  targets exceed the span cap depends on the tokenizer (a form and its lemma split
+  differently), so a balanced subset is model-specific and lives beside the base dataset. It
+  lives here, above the builders, because what it keeps is decided by the masked-word task:
+  its columns, scoring modes and span cap.
+- `Capped`: at most N rows of each split of each config (each phenomenon of each language,
+  in the minimal-pair families), drawn by a seeded, keyed draw, as MultiBLiMP caps each
+  phenomenon at 100 pairs. The same sentences are kept in every split of a config that pairs
+  splits by sentence.
 """
 
 from __future__ import annotations
@@ -27,48 +32,31 @@ from ..errors import InputError
 from ..lm.masking import span_problem, target_pieces
 from ..options import published_name
 from ..registry import manifest_family
+from ..rng import KeyedDraws
 from .running.datasets_io import require_columns
 
 # What balancing reads: the items of `evaluate masked-word`.
 BALANCED_COLUMNS = ("item_id", "words", "target_index")
 
 
-@dataclass(frozen=True)
-class BalanceSettings:
-    """What a balanced subset adds to its source; its version is the source's."""
-
-    version: str
-    tokenizer: str
-    revision: str | None
-    max_span_pieces: int
-    scoring: str
-
-
-class Balanced(DatasetFamily):
-    """The balanced subset of a built dataset, as a family the engine runs.
+class Derived(DatasetFamily):
+    """A subset of a built dataset, as a family the engine runs.
 
     It is derived, not registered: it keeps the source's names, version, features (read from
     its Parquet files), conditions and card sections, so the subset reads like its source
-    wherever a dataset is read, and only its signature and ``balanced`` record tell them
-    apart. Each job is one source config: its splits are read, the items that cannot be
-    scored in some split dropped from all, the kept rows written. The manifest entries are
-    the source's, each config with its kept ``splits`` and its ``balance:`` row drops (a
-    config left with no row is dropped), plus the ``balanced`` record; the signature is the
-    source's with the balance part appended. Folder, writer, manifest frame and card are the
-    engine's, as for every build, so a change there reaches balanced subsets too.
+    wherever a dataset is read, and only its signature and its record (``balanced``,
+    ``capped``) tell them apart. Each job is one source config: its splits are read, the rows
+    a subclass leaves out (`leave_out`) dropped, the kept rows written. The manifest entries
+    are the source's, each config with its kept ``splits`` and its row drops (a config left
+    with no row is dropped), plus the record; the signature is the source's with the record's
+    part appended. Folder, writer, manifest frame and card are the engine's, as for every
+    build, so a change there reaches subsets too.
     """
 
-    def __init__(
-        self,
-        source: str | Path,
-        tokenizer: str,
-        *,
-        revision: str | None = None,
-        max_span_pieces: int = 6,
-        scoring: str = "paper",
-    ):
-        from ..lm.models import checked_tokenizer, local_revision
+    record_name = ""  # the manifest key of what the subset adds, and its signature part
+    drop_prefix = ""  # of the reasons its row drops are counted under (``balance:…``)
 
+    def __init__(self, source: str | Path, settings):
         self.source = Path(source)
         keys = ("dataset", "pretty_name", "version", "signature", "configs", "parameters")
         self.built = read_build_manifest(self.source, keys, InputError)
@@ -77,31 +65,17 @@ class Balanced(DatasetFamily):
         if self.source_family is None:
             raise InputError(
                 f"{self.source} is a {self.name} dataset ({self.built.get('family')}), of a "
-                "family not installed here: install it to balance its datasets"
+                "family not installed here: install it to take subsets of its datasets"
             )
         self.registered_name = self.source_family.registered_name
         self.pretty_name = self.built["pretty_name"]
-        self.description = (
-            f"Balanced subset of `{self.name}` for the tokenizer `{published_name(tokenizer)}`: "
-            f"only items "
-            f"whose target has 1 to {max_span_pieces} pieces in every split of the config "
-            "are kept (drops are listed per config below).\n"
-        )
         first, config = next(iter(self.built["configs"].items()))
         schema = pq.read_schema(split_files(self.source, first, next(iter(config["splits"])))[0])
         self.features = Features.from_arrow_schema(schema)
-        settings = BalanceSettings(
-            self.built["version"], tokenizer, revision, max_span_pieces, scoring
-        )
         super().__init__(settings)
-        self.tokenizer = checked_tokenizer(tokenizer, revision)
-        # What names the tokenizer on the Hub: a folder by its name and files' digest, a Hub
-        # id at the revision given (the default branch when none is).
-        self.tokenizer_revision = revision or local_revision(tokenizer) or "default"
 
     def inputs(self) -> list[Path]:
-        """The dataset balanced, and the tokenizer when it is a folder."""
-        return [self.source, Path(self.settings.tokenizer)]
+        return [self.source]
 
     def conditions(self) -> list[str]:
         configs = self.built["configs"].values()
@@ -117,6 +91,91 @@ class Balanced(DatasetFamily):
             split: pa.concat_tables(pq.read_table(f) for f in split_files(self.source, job, split))
             for split in self.built["configs"][job]["splits"]
         }
+        kept, drops = {}, Counter()
+        for split, (rows, dropped) in self.leave_out(job, tables).items():
+            drops.update(dropped)
+            if rows.num_rows:  # an empty split would break its whole config
+                writer.write(job, split, rows)
+                kept[split] = rows.num_rows
+        return job, kept, {f"{self.drop_prefix}:{k}": n for k, n in sorted(drops.items())}
+
+    def leave_out(self, job: str, tables: dict[str, pa.Table]) -> dict:
+        """Per split: the rows kept, and how many were left out by reason."""
+        raise NotImplementedError
+
+    def record(self) -> dict:
+        """What the subset adds to its source, in its manifest."""
+        raise NotImplementedError
+
+    def signature_part(self) -> str:
+        raise NotImplementedError
+
+    def manifest(self, results: list) -> dict:
+        configs = {}
+        for name, kept, drops in results:
+            if kept:
+                config = self.built["configs"][name]
+                drops = config.get("row_drops", {}) | drops  # a family may count none
+                configs[name] = config | {"splits": kept, "row_drops": drops}
+        record = self.record() | {"source_signature": self.built["signature"]}
+        return self.built | {"configs": configs, self.record_name: record}  # the engine's frame
+
+    def signature(self, manifest: dict) -> str:
+        return f"{self.built['signature']}|{self.record_name}:{self.signature_part()}"
+
+    def card_text(self, manifest: dict) -> CardText:
+        """The source family's sections, rendered from the subset's manifest."""
+        return self.source_family.card_text(manifest)
+
+
+@dataclass(frozen=True)
+class BalanceSettings:
+    """What a balanced subset adds to its source; its version is the source's."""
+
+    version: str
+    tokenizer: str
+    revision: str | None
+    max_span_pieces: int
+    scoring: str
+
+
+class Balanced(Derived):
+    """The balanced subset of a built dataset: the items that cannot be scored in some split
+    of a config (their target spans too many of the tokenizer's pieces) dropped from all."""
+
+    record_name, drop_prefix = "balanced", "balance"
+
+    def __init__(
+        self,
+        source: str | Path,
+        tokenizer: str,
+        *,
+        revision: str | None = None,
+        max_span_pieces: int = 6,
+        scoring: str = "paper",
+    ):
+        from ..lm.models import checked_tokenizer, local_revision
+
+        version = read_build_manifest(Path(source), ("version",), InputError)["version"]
+        super().__init__(
+            source, BalanceSettings(version, tokenizer, revision, max_span_pieces, scoring)
+        )
+        self.description = (
+            f"Balanced subset of `{self.name}` for the tokenizer `{published_name(tokenizer)}`: "
+            f"only items "
+            f"whose target has 1 to {max_span_pieces} pieces in every split of the config "
+            "are kept (drops are listed per config below).\n"
+        )
+        self.tokenizer = checked_tokenizer(tokenizer, revision)
+        # What names the tokenizer on the Hub: a folder by its name and files' digest, a Hub
+        # id at the revision given (the default branch when none is).
+        self.tokenizer_revision = revision or local_revision(tokenizer) or "default"
+
+    def inputs(self) -> list[Path]:
+        """The dataset balanced, and the tokenizer when it is a folder."""
+        return [self.source, Path(self.settings.tokenizer)]
+
+    def leave_out(self, job: str, tables: dict[str, pa.Table]) -> dict:
         dropped: dict[str, str] = {}
         for split, table in tables.items():
             where = f"split {split!r} of config {job!r} of {self.source}"  # spud, clams: refused
@@ -124,14 +183,13 @@ class Balanced(DatasetFamily):
             for item, reason in self._problems(table).items():
                 dropped.setdefault(item, reason)
         dropped_ids = pa.array(sorted(dropped), type=pa.string())
-        kept = {}
+        counts = Counter(dropped.values())
+        out = {}
         for split, table in tables.items():
             rows = table.filter(pc.invert(pc.is_in(table["item_id"], value_set=dropped_ids)))
-            if rows.num_rows:  # an empty split would break its whole config
-                writer.write(job, split, rows)
-                kept[split] = rows.num_rows
-        drops = {f"balance:{reason}": n for reason, n in sorted(Counter(dropped.values()).items())}
-        return job, kept, drops
+            out[split] = (rows, counts)
+            counts = Counter()  # an item is counted once, in the first split
+        return out
 
     def _problems(self, table: pa.Table) -> dict[str, str]:
         """item_id -> reason, for the items of one split that cannot be scored."""
@@ -143,34 +201,74 @@ class Balanced(DatasetFamily):
                 problems.setdefault(row["item_id"], problem)
         return problems
 
-    def manifest(self, results: list) -> dict:
-        configs = {}
-        for name, kept, drops in results:
-            if kept:
-                config = self.built["configs"][name]
-                configs[name] = config | {"splits": kept, "row_drops": config["row_drops"] | drops}
+    def record(self) -> dict:
         s = self.settings
-        balanced = {
+        return {
             "tokenizer": published_name(s.tokenizer),
             "revision": self.tokenizer_revision,
             "max_span_pieces": s.max_span_pieces,
             "scoring": s.scoring,
-            "source_signature": self.built["signature"],
         }
-        return self.built | {"configs": configs, "balanced": balanced}  # the engine's frame
 
-    def signature(self, manifest: dict) -> str:
+    def signature_part(self) -> str:
         s = self.settings
         tokenizer = f"{published_name(s.tokenizer)}@{self.tokenizer_revision}"
-        balance = f"{tokenizer}:cap{s.max_span_pieces}:{s.scoring}"
-        return f"{self.built['signature']}|balanced:{balance}"
-
-    def card_text(self, manifest: dict) -> CardText:
-        """The source family's sections, rendered from the subset's manifest."""
-        return self.source_family.card_text(manifest)
+        return f"{tokenizer}:cap{s.max_span_pieces}:{s.scoring}"
 
     def why_empty(self, results: list) -> str:
         return f"no item of {self.source} is scorable under {self.settings.tokenizer}"
+
+
+@dataclass(frozen=True)
+class CapSettings:
+    """What a capped subset adds to its source; its version is the source's."""
+
+    version: str
+    per_split: int
+    seed: int
+
+
+# The column that names what a row is about, by preference: a pair, or a sentence (kept in
+# every split of a config whose splits are conditions of the same sentences), or the row.
+CAP_KEYS = ("pair_id", "sent_id", "item_id")
+
+
+class Capped(Derived):
+    """At most ``per_split`` rows of each split of each config: the rows whose key (`CAP_KEYS`)
+    draws the lowest keyed number under ``seed``, in their order in the source."""
+
+    record_name, drop_prefix = "capped", "cap"
+
+    def __init__(self, source: str | Path, per_split: int, *, seed: int = 1):
+        if per_split < 1:
+            raise InputError(f"--per-split must be at least 1, not {per_split}")
+        version = read_build_manifest(Path(source), ("version",), InputError)["version"]
+        super().__init__(source, CapSettings(version, per_split, seed))
+        self.description = (
+            f"Capped subset of `{self.name}`: at most {per_split} rows of each split of each "
+            f"config, drawn with seed {seed} (drops are listed per config below).\n"
+        )
+
+    def leave_out(self, job: str, tables: dict[str, pa.Table]) -> dict:
+        draws = KeyedDraws(self.settings.seed, self.name, job, "cap")
+        out = {}
+        for split, table in tables.items():
+            key = next((k for k in CAP_KEYS if k in table.column_names), None)
+            values = table[key].to_pylist() if key else list(range(table.num_rows))
+            ranked = sorted(range(table.num_rows), key=lambda r: (draws.key(values[r]), r))
+            kept = sorted(ranked[: self.settings.per_split])
+            dropped = {"over_cap": table.num_rows - len(kept)} if len(kept) < table.num_rows else {}
+            out[split] = (table.take(pa.array(kept, type=pa.int64())), dropped)
+        return out
+
+    def record(self) -> dict:
+        return {"per_split": self.settings.per_split, "seed": self.settings.seed}
+
+    def signature_part(self) -> str:
+        return f"{self.settings.per_split}:seed{self.settings.seed}"
+
+    def why_empty(self, results: list) -> str:
+        return f"{self.source} has no rows to cap"
 
 
 def balance_dataset(
@@ -190,3 +288,11 @@ def balance_dataset(
         scoring=scoring,
     )  # fmt: skip
     return write_dataset(balanced, Path(out), overwrite=overwrite)
+
+
+def cap_dataset(
+    dataset: str | Path, per_split: int, out: str | Path, *, seed: int = 1, overwrite=False
+) -> Path:
+    """Write ``out``: every split of every config of ``dataset`` cut to at most ``per_split``
+    rows by a seeded draw (MultiBLiMP's 100 pairs per phenomenon: ``per_split=100``)."""
+    return write_dataset(Capped(dataset, per_split, seed=seed), Path(out), overwrite=overwrite)
