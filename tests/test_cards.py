@@ -83,7 +83,11 @@ def fenced(text: str) -> str:
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_every_treebank_citation_is_what_its_readme_asks_for(folder):
     treebank = read(folder)
-    readme = (folder / "README.md").read_text(encoding="utf-8")
+    # UD treebanks name it README.md or README.txt, as the source reading them allows
+    readme = next(
+        folder / name for name in ("README.md", "README.txt") if (folder / name).is_file()
+    )
+    readme = readme.read_text(encoding="utf-8")
     readme_lines = {line.rstrip() for line in readme.splitlines()}
     assert treebank.citation.strip()
     assert "```" not in treebank.citation, "fence markers are the README's, not the citation's"

@@ -26,7 +26,7 @@ from tiny_models import bert_classifier
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.reporting.report_page import setting_differences
+from perturbed_ud.evaluation.reporting.report_page import comparison_tables, setting_differences
 from perturbed_ud.evaluation.reporting.result_files import (
     LM_EVAL_NORMAL,
     LM_EVAL_WILSON,
@@ -403,3 +403,37 @@ def test_numbers_without_an_interval_are_shown_with_their_n(tmp_path):
     shown = {(e.metric, e.interval, e.value, e.n) for e in ours.estimates}
     assert shown == {("too_long", NO_INTERVAL, 0, 10), ("perplexity", NO_INTERVAL, 72.5, 10),
                      ("spearman_rho", NO_INTERVAL, -0.81, 8)}  # fmt: skip
+
+
+@pytest.mark.peer
+def test_lm_eval_rows_of_our_tasks_sit_beside_ours(our_runs, tiny_gpt2, tmp_path):
+    """lm-eval's results on the tasks `lm-eval-tasks` wrote for the same build join the table
+    of our minimal-pair runs, each beside our row of its language and construction."""
+    import lm_eval
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    gpt2_run, _, dataset = our_runs
+    tasks = perturbed_ud.lm_eval_tasks(dataset, tmp_path / "tasks")
+    tracker = EvaluationTracker(output_path=str(tmp_path / "lm-eval"))
+    results = lm_eval.simple_evaluate(
+        model="hf", model_args={"pretrained": str(tiny_gpt2), "dtype": "float32", "device": "cpu"},
+        tasks=["clams"], task_manager=TaskManager(include_path=str(tasks.parent),
+                                                  include_defaults=False),
+        batch_size=16, evaluation_tracker=tracker,
+    )  # fmt: skip
+    tracker.save_results_aggregated(results=results, samples=None)
+    tables = comparison_tables(read_runs([gpt2_run, tmp_path / "lm-eval"]))
+    (pairs,) = [t for t in tables if t.title.startswith("minimal-pair · accuracy · clams")]
+    assert len(pairs.runs) == 2 and not any(t.title == "lm-eval tasks" for t in tables)
+    keys = [(row.language, row.condition, row.metric) for row in pairs.rows]
+    for construction in ("simple_agrmt", "vp_coord"):
+        ours = keys.index(("en", construction, "accuracy"))
+        theirs = keys.index(("en", construction, "lm-eval acc"))
+        between = {key[:2] for key in keys[min(ours, theirs) : max(ours, theirs) + 1]}
+        assert between == {("en", construction)}  # nothing else between
+    page = tmp_path / "report.html"
+    code, output = report(gpt2_run, tmp_path / "lm-eval", "--out", page)
+    assert code == 0, output
+    html = page.read_text(encoding="utf-8")
+    assert "lm-eval acc" in html and "lm-eval tasks" not in html

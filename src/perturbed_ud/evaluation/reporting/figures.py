@@ -9,6 +9,7 @@ the Agg canvas directly, so plotting neither needs a display nor changes pyplot'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,7 +91,7 @@ def grouped_bars(
     ylabel: str,
     colours: dict[str, str | None] | None = None,
     chance: float | None = None,
-    missing: str | None = None,
+    missing: str | Callable[[pd.Series, str], str] | None = None,
     floor: float | None = None,
     lowest: float | None = None,
 ) -> Figure:
@@ -99,8 +100,10 @@ def grouped_bars(
     One panel per model, languages along x with their ``N`` (a column of counts or labels)
     under each; the ``interval`` column names the error bars under the title. ``chance``
     draws a dashed line there; a bar without a value is marked n/a and ``missing`` says why
-    beneath the figure. Intervals reaching below ``floor`` are cut at the axis, so that one
-    wide interval (S over a near-zero A_Orig) does not flatten every bar. ``lowest`` is the
+    beneath the figure (a text, or a function of the language's row and the column, whose
+    reasons are listed with the languages they hold for). Intervals reaching below ``floor``
+    are cut at the axis, so that one wide interval (S over a near-zero A_Orig) does not
+    flatten every bar. ``lowest`` is the
     least value the metric can take (0 for accuracies): the axis does not run below it, even
     where every bar is 0. The legend sits below the panels, clear of titles and bars.
     """
@@ -116,7 +119,7 @@ def grouped_bars(
     axes = fig.subplots(len(models), 1, squeeze=False, sharey=True)[:, 0]
     width = 0.8 / len(series)
     x = np.arange(len(langs))
-    absent = False
+    absent: dict[str, set[str]] = {}  # why a bar is n/a: the languages
     for ax, model in zip(axes, models, strict=True):
         rows = table[table["model_name"] == model].set_index("lang").reindex(langs)
         for i, (column, label) in enumerate(series.items()):
@@ -127,11 +130,13 @@ def grouped_bars(
             offset = (i - (len(series) - 1) / 2) * width
             ax.bar(x + offset, value, width, yerr=errors, capsize=2, label=label,
                    color=colours.get(column))  # fmt: skip
-            for where in x[np.isnan(value)] + offset:
-                absent = True
-                ax.text(where, 0, "n/a", rotation=90, ha="center", va="bottom",
+            for k in np.flatnonzero(np.isnan(value)):
+                why = missing(rows.iloc[k], column) if callable(missing) else missing
+                absent.setdefault(why, set()).add(langs[k])
+                ax.text(x[k] + offset, 0, "n/a", rotation=90, ha="center", va="bottom",
                         fontsize="x-small", color="dimgrey")  # fmt: skip
         ax.axhline(0, color="black", linewidth=0.6)
+        ax.set_xlim(-0.5, len(langs) - 0.5)  # every group in view, with bars or not
         if chance is not None:
             ax.axhline(chance, color="black", linewidth=0.8, linestyle="--", label="chance")
         ax.set_xticks(x, [_tick(lang, rows) for lang in langs])
@@ -146,7 +151,11 @@ def grouped_bars(
         columns = max(1, min(len(handles), int(size[0] // per_entry)))
         fig.legend(handles, labels, loc="outside lower center", ncols=columns,
                    fontsize="small", frameon=False)  # fmt: skip
-    notes = [f"n/a: {missing}"] if absent and missing else []
+    notes = [
+        f"n/a: {why}" if len(absent) == 1 else f"n/a ({', '.join(sorted(where))}): {why}"
+        for why, where in absent.items()
+        if why
+    ]
     bottom, top = axes[0].get_ylim()
     if floor is not None and bottom < floor:
         axes[0].set_ylim(floor, top)
@@ -201,13 +210,13 @@ def plot_effects(
         series = sensitivity_labels(conditions)
         colours = {f"S_{o}": condition_colour(o) for o in scrambles} | {"S_L": LEMMA_COLOUR}
         title, ylabel = "Sensitivity S = (A_Orig − A_X) / A_Orig", "S"
-        missing = "condition not scored for the language, or A_Orig = 0 (S undefined)"
+        missing = _undefined_without_orig("condition not scored for the language")
         floor = -1.0
     elif figure == "interaction":
         series = interaction_labels(conditions)
         colours = {f"I_{o}": condition_colour(o) for o in scrambles}
         title, ylabel = "Interaction I = A_X+L − (A_X + A_Orig+L − A_Orig)", "I"
-        missing = "X or X+L not scored for the language"
+        missing = _undefined_without_orig("X or X+L not scored for the language")
         floor = None
     elif figure == "head_vs_part":
         part, head = (conditions.find(order).label for order in ("part", "head"))
@@ -223,6 +232,18 @@ def plot_effects(
         raise ValueError(f"no effect figure {figure!r}")
     return grouped_bars(effects, series, path, title=title, ylabel=ylabel, colours=colours,
                         missing=missing, floor=floor)  # fmt: skip
+
+
+def _undefined_without_orig(otherwise: str) -> Callable[[pd.Series, str], str]:
+    """Why an effect has no value for a language: S and I are undefined at A_Orig = 0 (the
+    effects table's ``A_orig``); else ``otherwise``."""
+
+    def why(row: pd.Series, column: str) -> str:
+        if "A_orig" in row and row["A_orig"] == 0:
+            return "A_Orig = 0, so S and I are undefined"
+        return otherwise
+
+    return why
 
 
 def plot_nonce_ratios(paired: pd.DataFrame, summary: pd.DataFrame, path: str | Path) -> Figure:

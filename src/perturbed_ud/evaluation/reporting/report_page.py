@@ -89,6 +89,12 @@ def comparison_tables(runs: list[RunResults]) -> list[ComparisonTable]:
             tables.setdefault(e.table, {}).setdefault(key, {})[index] = e
     result = []
     for title, rows in tables.items():
+        # the rows of one language and condition together (lm-eval's acc beside our accuracy),
+        # each group where its first row was
+        first = {}
+        for language, condition, *_ in rows:
+            first.setdefault((language, condition), len(first))
+        rows = dict(sorted(rows.items(), key=lambda item: first[item[0][:2]]))
         present = sorted({index for cells in rows.values() for index in cells})
         result.append(
             ComparisonTable(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ...data.lm_eval_tasks import task_name
 from ...errors import InputError
 from ...files import read_json_object
 from ...redaction import redact_all
@@ -267,18 +268,28 @@ def _lm_eval_run(path: Path) -> RunResults:
             *((k, _text(config.get(k))) for k in LM_EVAL_SETTINGS),
         ),  # fmt: skip
         provenance=tuple(provenance),
-        estimates=tuple(_lm_eval_estimates(results["results"], results.get("n-samples") or {})),
+        estimates=tuple(
+            _lm_eval_estimates(
+                results["results"], results.get("n-samples") or {}, results.get("configs") or {}
+            )
+        ),
         figures=(),
     )
 
 
-def _lm_eval_estimates(results: dict, samples: dict) -> Iterator[Estimate]:
-    """``metric,filter`` values with their interval, for each task with its sample count."""
+def _lm_eval_estimates(results: dict, samples: dict, configs: dict) -> Iterator[Estimate]:
+    """``metric,filter`` values with their interval, for each task with its sample count; a
+    minimal-pair task written by `lm-eval-tasks` in the table of our minimal-pair runs on the
+    same build, at its language and construction (`_our_pair_task`)."""
     for task, values in results.items():
         if not isinstance(values, dict):
             continue
         counts = samples.get(task) if isinstance(samples.get(task), dict) else {}
         n = _number(counts.get("effective", counts.get("original")))
+        config = configs.get(task) if isinstance(configs.get(task), dict) else {}
+        ours = _our_pair_task(str(task), config)
+        where = ours or {"table": LM_EVAL_TABLE, "language": "—", "condition": str(task)}
+        named = "lm-eval " if ours else ""  # beside our numbers: whose it is
         for key, value in values.items():
             metric, comma, kept = key.partition(",")
             if not comma or metric.endswith("_stderr") or _number(value) is None:
@@ -286,10 +297,31 @@ def _lm_eval_estimates(results: dict, samples: dict) -> Iterator[Estimate]:
             stderr = _number(values.get(f"{metric}_stderr,{kept}"))
             interval, low, high = lm_eval_interval(metric, float(value), stderr, n)
             yield Estimate(
-                table=LM_EVAL_TABLE, language="—", condition=str(task),
-                metric=metric if kept == "none" else f"{metric} ({kept})",
+                **where, metric=named + (metric if kept == "none" else f"{metric} ({kept})"),
                 interval=interval, value=float(value), low=low, high=high, n=n,
             )  # fmt: skip
+
+
+def _our_pair_task(task: str, config: dict) -> dict | None:
+    """Where a minimal-pair task that `lm-eval-tasks` wrote (``<group>_<lang>_<construction>``,
+    its metadata naming the build) sits among our runs' numbers: the table of `evaluate
+    minimal-pair` on the same build, its language and construction; None for other tasks."""
+    metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    split = config.get("test_split")
+    if not (metadata.get("content_sha256") and metadata.get("dataset") and isinstance(split, str)):
+        return None
+    if "sentence_good" not in str(config.get("doc_to_choice", "")):
+        return None
+    prefix, suffix = f"{task_name(str(metadata['dataset']))}_", f"_{task_name(split)}"
+    if not (task.startswith(prefix) and task.endswith(suffix)):
+        return None
+    content = str(metadata["content_sha256"])[:12]
+    data = f"{metadata['dataset']} {metadata.get('version')} (content {content})"
+    return {
+        "table": f"minimal-pair · accuracy · {data}",
+        "language": task[len(prefix) : -len(suffix)],
+        "condition": split,  # as our rows name a construction
+    }
 
 
 def lm_eval_interval(metric: str, value: float, stderr: float | None, n: float | None):

@@ -270,8 +270,10 @@ def paired_bootstrap(
         resampled = (counts @ hits) / (counts @ size)[:, None]  # (resamples, conditions)
         point = effects(dict(zip(matrix.columns, matrix.mean(axis=0), strict=True)), conditions)
         boot = effects(dict(zip(matrix.columns, resampled.T, strict=True)), conditions)
-        row = {"model_name": model, "lang": lang, "N": len(matrix)}
         accuracies = matrix.mean(axis=0)
+        orig = conditions.find("orig")
+        a_orig = accuracies.get(orig.released, np.nan) if orig is not None else np.nan
+        row = {"model_name": model, "lang": lang, "N": len(matrix), "A_orig": float(a_orig)}
         fallback = wilson_effect_bounds(accuracies.to_dict(), n, conditions)
         edge = bool(accuracies.isin([0.0, 1.0]).any())
         flat = []
