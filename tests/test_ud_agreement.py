@@ -329,3 +329,16 @@ def test_every_shared_treebank_with_verb_agreement_gives_pairs(tmp_path):
                              treebank=treebanks)  # fmt: skip
     configs = json.loads((out / "build.json").read_text())["configs"]
     assert set(configs) == {"en", "de", "fr", "es", "ru", "tr", "he", "ar"}
+
+
+def test_the_card_says_why_a_phenomenon_is_empty_or_thin(tmp_path):
+    """English PUD leaves *are* and *have* without Number: no number pair, and the card says
+    so with the counts, where a bare dash would leave the reader guessing."""
+    built = perturbed_ud.build("ud_agreement", tmp_path / "data", langs=["en"])
+    manifest = json.loads((built / "build.json").read_text(encoding="utf-8"))
+    dropped = manifest["configs"]["en"]["dropped"]
+    assert "sv_number" not in manifest["configs"]["en"]["splits"]
+    assert dropped["sv_number:target_lacks_feature"] > dropped["sv_number:subject_lacks_feature"]
+    card = (built / "README.md").read_text(encoding="utf-8")
+    lacking = dropped["sv_number:target_lacks_feature"]
+    assert f"| en | `sv_number` | 0 | target_lacks_feature {lacking}," in card

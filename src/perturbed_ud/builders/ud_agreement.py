@@ -246,6 +246,24 @@ class UDAgreement(UDFamily):
             for lang, read in manifest["resources"].items()
         ]
         drop_rows = [[lang, _counts(config["dropped"])] for lang, config in configs.items()]
+        thin_rows = [
+            [lang, f"`{phenomenon}`", configs[lang]["splits"].get(phenomenon, 0),
+             _commonest(configs[lang]["dropped"], phenomenon) or "no candidate site"]
+            for phenomenon in SPLITS
+            if any(phenomenon in c["splits"] or _commonest(c["dropped"], phenomenon, 1)
+                   for c in configs.values())  # a phenomenon some treebank had sites for
+            for lang in langs
+            if configs[lang]["splits"].get(phenomenon, 0) < THIN
+        ]  # fmt: skip
+        thin = (
+            f"\n\nPhenomena with fewer than {THIN} pairs in a language, and why its candidates "
+            "gave none (the commonest reasons; `target_lacks_feature`: the subject has the "
+            "feature but the word that would agree has none, because the language does not "
+            "agree in it there or the treebank leaves it out):\n\n"
+            + markdown_table(["lang", "phenomenon", "pairs", "commonest reasons"], thin_rows)
+            if thin_rows
+            else ""
+        )
         resource_table = markdown_table(
             ["lang", "treebank files", "other sources", "forms used"], resource_rows
         )
@@ -284,12 +302,13 @@ subjects with singular verbs, Arabic verbs before feminine or plural subjects),
 `other_reading` (the subject may be read as addressed or as the predicate: Turkish *ne
 oldum*), `changes_more_than_agreement` (the form also differs in an unannotated suffix or
 in vowel harmony),
-`subject_lacks_feature`, `treebank_disagreement` (the treebank's subject and verb disagree),
+`subject_lacks_feature`, `target_lacks_feature`, `treebank_disagreement` (the treebank's
+subject and verb disagree),
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
 `coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,
 `quantified_subject`, `in_multiword_token`):
 
-{markdown_table(["lang", "dropped"], drop_rows)}""",
+{markdown_table(["lang", "dropped"], drop_rows)}{thin}""",
             citation=ud_citations(manifest),
             tags=list(TAGS),
             task_categories=["fill-mask", "text-generation"],
@@ -304,6 +323,17 @@ def treebank_sha(treebank: Treebank, path: Path) -> str:
 
 def _counts(counts: dict) -> str:
     return ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
+
+
+# Fewer pairs than this in a language, and the card says why a phenomenon is thin.
+THIN = 20
+
+
+def _commonest(dropped: dict, phenomenon: str, shown: int = 3) -> str:
+    """The commonest reasons a phenomenon's candidates gave no pair, with their counts."""
+    mine = {k.split(":", 1)[1]: n for k, n in dropped.items() if k.startswith(f"{phenomenon}:")}
+    ranked = sorted(mine.items(), key=lambda item: (-item[1], item[0]))[:shown]
+    return ", ".join(f"{k} {n}" for k, n in ranked)
 
 
 def _describe(lexicon: Any) -> dict:

@@ -72,6 +72,9 @@ COORDINATED, EXPLETIVE, MULTIWORD = (
     "in_multiword_token",
 )
 UNANNOTATED, DISAGREE = "subject_lacks_feature", "treebank_disagreement"
+# The subject has the feature, the word that would agree with it has none: the language does
+# not agree in it there (English verbs in gender), or the treebank leaves it out (PUD's *are*).
+TARGET_UNANNOTATED = "target_lacks_feature"
 NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
 NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
 AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
@@ -434,14 +437,17 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
                                               site.part_of)  # fmt: skip
     feats = site.feats
     carried = [name for name in AGREEMENT if len(values(feats, name)) == 1]
+    subject_values = {name: _subject_value(cols, subject, name) for name in AGREEMENT}
+    subject_values = {name: v for name, v in subject_values.items() if v}
+    for name in subject_values:
+        if not values(feats, name):
+            dropped[f"{PHENOMENA[site.kind, name]}:{TARGET_UNANNOTATED}"] += 1
     if not carried:
         return []
     k = part_of[target]
     if k < 0 or " " in cols.forms[target] or (k and not parts[k - 1].endswith(" ")):
         dropped[MULTIWORD] += 1
         return []
-    subject_values = {name: _subject_value(cols, subject, name) for name in AGREEMENT}
-    subject_values = {name: v for name, v in subject_values.items() if v}
     upos, form = cols.upos[target], cols.forms[target]
     cell = Reading.of(feats)
     pairs = []
