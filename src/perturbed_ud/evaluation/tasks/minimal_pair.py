@@ -329,6 +329,8 @@ def evaluate_minimal_pairs(
         flat.assign(interval=table["interval"].iloc[0]), constructions, run / "accuracy.png",
         title="Minimal-pair accuracy: pairs whose grammatical sentence scores higher",
         ylabel="accuracy", chance=0.5, lowest=0.0,
+        missing="no pairs of this construction scored in the language (the dataset card says "
+        "why a phenomenon is empty)",
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
     unscored = scored.loc[scored["outcome"] == "unscored", "unscored"].value_counts().to_dict()
