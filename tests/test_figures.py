@@ -104,10 +104,32 @@ def test_missing_values_are_marked_and_explained(figures):
     fig = figures["sensitivity"]
     assert [t.get_text() for t in fig.axes[0].texts] == ["n/a"]
     note = fig.axes[0].get_xlabel()
-    assert note.startswith("n/a: condition not scored for the language, or A_Orig = 0")
+    assert note.startswith("n/a: condition not scored for the language;")
     assert "intervals below -1 are cut at the axis" in note
     assert fig.axes[0].get_ylim()[0] == -1.0
     assert not figures["interaction"].axes[0].texts
+
+
+def test_an_effect_undefined_at_a_zero_original_accuracy_says_so_inside_the_axes(tmp_path):
+    """German with A_Orig = 0 has no S and no I: the note gives that reason, not "not
+    scored", and each n/a label lies within the axes even where its group has no bar."""
+    table = effects_table().assign(A_orig=[0.0, 0.4])
+    for column in ("S_full", "S_part", "S_head", "S_L", "I_full", "I_part", "I_head"):
+        table.loc[0, [column, f"{column}_lo", f"{column}_hi"]] = np.nan
+    fig = plots.plot_effects(table, tmp_path / "interaction.png", figure="interaction")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "n/a: A_Orig = 0, so S and I are undefined"
+    low, high = ax.get_xlim()
+    assert [t.get_text() for t in ax.texts] == ["n/a"] * 3
+    assert all(low < t.get_position()[0] < high for t in ax.texts)
+
+    mixed = effects_table()
+    mixed.loc[0, ["S_full", "S_full_lo", "S_full_hi"]] = np.nan
+    note = plots.grouped_bars(
+        mixed, {"S_full": "Full", "S_head": "Head"}, tmp_path / "s.png", title="t", ylabel="S",
+        missing=lambda row, column: f"{column} of {row.name} missing",
+    ).axes[0].get_xlabel()  # fmt: skip
+    assert note == "n/a (de): S_full of de missing; n/a (en): S_head of en missing"
 
 
 def test_minimal_pair_accuracy_has_a_chance_line(tmp_path):
