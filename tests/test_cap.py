@@ -61,12 +61,20 @@ def test_the_draw_is_the_seeds_and_nothing_else(pairs, tmp_path):
 
 
 def test_conditions_of_one_sentence_keep_the_same_sentences(tmp_path):
+    """Every condition of a config, and the orig split the configs of a language and seed
+    share (masked-word scores it once), keep the same sentences."""
     built = perturbed_ud.build("perturbed-ud", tmp_path / "data", ud_root=UD_ROOT, langs=["en"],
-                               seeds=[1], scrambles=["full"], limit=30)  # fmt: skip
+                               seeds=[1], scrambles=["full", "part"], limit=30)  # fmt: skip
     capped = cap(built, tmp_path / "capped", 7)
-    kept = [{row["sent_id"] for row in split_rows(capped, "en_full_seed1", split)}
-            for split in ("orig", "full", "orig_lemma", "full_lemma")]  # fmt: skip
-    assert len(kept[0]) == 7 and all(k == kept[0] for k in kept)
+
+    def kept(config, split):
+        return {(row["treebank"], row["sent_id"]) for row in split_rows(capped, config, split)}
+
+    full = [kept("en_full_seed1", s) for s in ("orig", "full", "orig_lemma", "full_lemma")]
+    assert len(full[0]) == 7 and all(k == full[0] for k in full)
+    assert kept("en_part_seed1", "orig") == full[0] == kept("en_part_seed1", "orig_lemma")
+    # part holds fewer sentences (some have no part to scramble): its own seven, lemma alike
+    assert kept("en_part_seed1", "part") == kept("en_part_seed1", "part_lemma")
 
 
 def test_a_capped_dataset_is_scored_as_its_source(pairs, tmp_path, tiny_gpt2):

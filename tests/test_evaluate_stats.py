@@ -18,6 +18,7 @@ from perturbed_ud.evaluation.reporting.statistics import (
     effects_table,
     paired_bootstrap,
     seed_mean_ci,
+    stratified_mean_interval,
     wilson_interval,
     worst_copy,
 )
@@ -438,3 +439,27 @@ def test_intervals_at_accuracy_zero_are_wilson_bounds_not_a_point():
     assert scrambled.word_at_1 == 0.0 and scrambled.word_at_1_lo == 0.0
     assert scrambled.word_at_1_hi == pytest.approx(float(hi_full))  # 40 sentences, not 80 rows
     assert "word_at_1" in scrambled.interval and "Wilson" in scrambled.interval
+
+
+def test_zero_spread_away_from_the_edge_stays_where_one_accuracy_is_at_it():
+    """Original all right (A_Orig = 1) while Part and Head agree sentence by sentence: the
+    effects of A_Orig get Wilson bounds, part_minus_head = 0 keeps the bootstrap's point."""
+    items = make_items(40)
+    items.loc[items["condition"] == "Original", "word_level_match"] = True
+    part = items[items["condition"] == "PartiallyScrambled"]
+    head = items["condition"] == "HeadScrambled"
+    items.loc[head, "word_level_match"] = part["word_level_match"].to_numpy()
+    (row,) = paired_bootstrap(items, paired_by="sentence", resamples=200, seed=1).itertuples()
+    assert row.part_minus_head == row.part_minus_head_lo == row.part_minus_head_hi == 0.0
+    assert "part_minus_head" not in row.interval
+
+
+def test_a_macro_mean_without_spread_spans_its_groups_wilson_bounds():
+    """One construction of 1 pair, all right, one of 99, all wrong: the mean 0.5 has no
+    bootstrap spread; its interval is the mean of the two Wilson intervals, not a point and
+    not a Wilson interval of 0.5 over 100 pairs."""
+    point, lo, hi, name = stratified_mean_interval([np.ones(1), np.zeros(99)])
+    first, second = wilson_interval(1.0, 1), wilson_interval(0.0, 99)
+    assert point == 0.5 and "no spread" in name
+    assert lo == pytest.approx((first[0] + second[0]) / 2)
+    assert hi == pytest.approx((first[1] + second[1]) / 2) and hi - lo > 0.4

@@ -89,7 +89,7 @@ def test_every_piece_of_the_target_is_masked_and_specials_kept(rows, model_path)
     tok = lm.tokenizer
     words, target = rows["words"][0], rows["target_index"][0]
     item = mask_target(tok, words, target, scoring="paper", max_span_pieces=6, max_length=256)
-    ids, span = target_pieces(tok, words, target, "paper")
+    ids, span, _ = target_pieces(tok, words, target, "paper")
     assert [item.ids[k] for k in span] == [tok.mask_token_id] * len(span)
     assert item.gold_pieces == [ids[k] for k in span]
     assert item.ids[0] == tok.cls_token_id, "the model gets its normal special tokens"
@@ -101,7 +101,7 @@ def test_span_cap_drops_long_targets_with_a_reason(rows, tiny_bert):
     out = run(rows, str(tiny_bert), max_span_pieces=1)
     lm = load_masked_lm(str(tiny_bert))
     for k, status in enumerate(out["status"]):
-        _, span = target_pieces(lm.tokenizer, rows["words"][k], rows["target_index"][k], "paper")
+        _, span, _ = target_pieces(lm.tokenizer, rows["words"][k], rows["target_index"][k], "paper")
         assert status == ("scored" if len(span) == 1 else "span_too_long")
     assert "span_too_long" in out["status"]
 
@@ -113,7 +113,8 @@ def test_lrec2026_scoring_uses_decoded_gold_and_lowercase_match(rows, tiny_bert)
         if status != "scored":
             continue
         words, target = rows["words"][k], rows["target_index"][k]
-        ids, span = target_pieces(lm.tokenizer, words, target, "lrec2026")
+        ids, span, ends = target_pieces(lm.tokenizer, words, target, "lrec2026")
+        assert ends == (0, 0)  # the released code adds no special tokens
         gold = lm.tokenizer.decode([ids[i] for i in span], skip_special_tokens=True).strip()
         assert out["gold_word"][k] == gold
         assert len(out["top_k_predictions"][k]) <= 5
@@ -186,7 +187,7 @@ def test_balanced_subset_keeps_items_scorable_in_every_split(dataset, tiny_xlmr,
     assert all(i == ids[0] for i in ids) and ids[0]
     for split in ds.values():
         for row in split:
-            _, span = target_pieces(lm.tokenizer, row["words"], row["target_index"], "paper")
+            _, span, _ = target_pieces(lm.tokenizer, row["words"], row["target_index"], "paper")
             assert 1 <= len(span) <= 2
     dropped = manifest["configs"][config]["row_drops"]
     assert any(k.startswith("balance:") for k in dropped)

@@ -153,3 +153,19 @@ def test_a_bad_mapping_is_refused_before_anything_runs(mapping, message, tiny_gp
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1 and message in result.output, result.output
     assert not (tmp_path / "run" / "chunks").exists()
+
+
+def test_a_pair_without_a_language_or_phenomenon_is_counted_not_lost(tiny_gpt2, tmp_path):
+    data = multiblimp(tmp_path / "data")
+    path = next(data.glob("*.parquet"))
+    rows = pd.read_parquet(path)
+    rows.loc[0, "lang"], rows.loc[1, "phenomenon"] = None, None
+    rows.to_parquet(path, index=False)
+    run = perturbed_ud.evaluate(
+        "minimal-pair", dataset=str(data), model=str(tiny_gpt2), out=str(tmp_path / "run"),
+        pair_columns=["good=sen", "bad=wrong_sen", "phenomenon=phenomenon", "language=lang"],
+    )  # fmt: skip
+    table = pd.DataFrame(run["metrics"]["accuracy"])
+    assert table["N"].sum() == len(MULTIBLIMP)
+    assert ("und", "SV-#") in set(zip(table["lang"], table["construction"], strict=True))
+    assert "(none)" in set(table["construction"])

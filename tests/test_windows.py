@@ -72,10 +72,18 @@ def test_a_masked_window_keeps_the_ends_and_centres_the_span(n, limit, lead, tra
     assert (lead + room - 1) - (last - shift) >= min(after, spare // 2)
 
 
-def test_special_ends_count_the_specials_of_an_input():
-    assert special_ends([101, 5, 6, 102], {101, 102}) == (1, 1)
-    assert special_ends([5, 6], {101}) == (0, 0)
-    assert special_ends([101, 102], {101, 102}) == (2, 0)
+def test_special_ends_are_the_pieces_of_no_word():
+    assert special_ends([None, 0, 0, 1, None]) == (1, 1)
+    assert special_ends([0, 1]) == (0, 0)
+    assert special_ends([None, None]) == (2, 0)
+
+
+def test_unknown_words_are_words_not_ends(trained_bert):
+    """A long sentence of characters the vocabulary lacks is all [UNK]: each is a word of
+    the sentence, scored in its window, not an end kept in every window."""
+    lm = load_masked_lm(str(trained_bert))
+    (scores,) = pseudo_log_likelihoods(Batcher(lm), [["\U00013000"] * 300])
+    assert scores.windowed and len(scores.log_probs) == 300 and not scores.too_long
 
 
 def guide_log_probs(model, ids: list[int], limit: int, stride: int) -> list[float]:
@@ -126,3 +134,9 @@ def test_windowed_pseudo_log_likelihoods_do_not_depend_on_batching(tiny_bert):
     assert len(one[1].log_probs) == n_pieces  # every piece scored, none truncated
     for a, b in zip(one, many, strict=True):
         assert a.log_probs == pytest.approx(b.log_probs, abs=1e-5)
+
+
+def test_empty_and_one_token_sentences_are_not_sent_to_the_model(tiny_gpt2):
+    lm = load_causal_lm(str(tiny_gpt2))
+    scores = causal_log_likelihoods(Batcher(lm), [[""], ["a"]], "none")
+    assert [s.log_probs for s in scores] == [[], []]

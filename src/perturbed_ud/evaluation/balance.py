@@ -196,7 +196,7 @@ class Balanced(Derived):
         s = self.settings
         problems = {}
         for row in table.select(list(BALANCED_COLUMNS)).to_pylist():
-            _, span = target_pieces(self.tokenizer, row["words"], row["target_index"], s.scoring)
+            _, span, _ = target_pieces(self.tokenizer, row["words"], row["target_index"], s.scoring)
             if problem := span_problem(span, s.max_span_pieces):
                 problems.setdefault(row["item_id"], problem)
         return problems
@@ -228,14 +228,16 @@ class CapSettings:
     seed: int
 
 
-# The column that names what a row is about, by preference: a pair, or a sentence (kept in
-# every split of a config whose splits are conditions of the same sentences), or the row.
-CAP_KEYS = ("pair_id", "sent_id", "item_id")
+# What names what a row is about, by preference: a pair (of its config), or a sentence (a
+# treebank's sentence id: drawn alike in every config and split that holds it, so conditions
+# of one sentence, and an orig split several configs share, keep the same sentences).
+PAIR_KEY, SENTENCE_KEY = ("pair_id",), ("treebank", "sent_id")
 
 
 class Capped(Derived):
-    """At most ``per_split`` rows of each split of each config: the rows whose key (`CAP_KEYS`)
-    draws the lowest keyed number under ``seed``, in their order in the source."""
+    """At most ``per_split`` rows of each split of each config: the rows whose key
+    (`PAIR_KEY`, `SENTENCE_KEY`) draws the lowest keyed numbers under ``seed``, in their
+    order in the source."""
 
     record_name, drop_prefix = "capped", "cap"
 
@@ -244,22 +246,39 @@ class Capped(Derived):
             raise InputError(f"--per-split must be at least 1, not {per_split}")
         version = read_build_manifest(Path(source), ("version",), InputError)["version"]
         super().__init__(source, CapSettings(version, per_split, seed))
+        self._draws = KeyedDraws(seed, "cap")
         self.description = (
             f"Capped subset of `{self.name}`: at most {per_split} rows of each split of each "
             f"config, drawn with seed {seed} (drops are listed per config below).\n"
         )
 
     def leave_out(self, job: str, tables: dict[str, pa.Table]) -> dict:
-        draws = KeyedDraws(self.settings.seed, self.name, job, "cap")
         out = {}
         for split, table in tables.items():
-            key = next((k for k in CAP_KEYS if k in table.column_names), None)
-            values = table[key].to_pylist() if key else list(range(table.num_rows))
-            ranked = sorted(range(table.num_rows), key=lambda r: (draws.key(values[r]), r))
-            kept = sorted(ranked[: self.settings.per_split])
+            keys = self._keys(job, table)
+            ranked = sorted(set(keys), key=lambda key: (self._draws.key(*key), key))
+            kept_keys, size = set(), Counter(keys)
+            total = 0
+            for key in ranked:  # whole keys: a sentence is kept with all its rows or not
+                if total + size[key] > self.settings.per_split:
+                    break
+                kept_keys.add(key)
+                total += size[key]
+            kept = [r for r, key in enumerate(keys) if key in kept_keys]
             dropped = {"over_cap": table.num_rows - len(kept)} if len(kept) < table.num_rows else {}
             out[split] = (table.take(pa.array(kept, type=pa.int64())), dropped)
         return out
+
+    @staticmethod
+    def _keys(job: str, table: pa.Table) -> list[tuple]:
+        """Each row's key: its pair in this config, its sentence, or else the row itself."""
+        names = table.column_names
+        if all(c in names for c in PAIR_KEY):
+            return [(job, value) for value in table["pair_id"].to_pylist()]
+        if all(c in names for c in SENTENCE_KEY):
+            columns = zip(*(table[c].to_pylist() for c in SENTENCE_KEY), strict=True)
+            return [tuple(map(str, values)) for values in columns]
+        return [(job, "row", r) for r in range(table.num_rows)]
 
     def record(self) -> dict:
         return {"per_split": self.settings.per_split, "seed": self.settings.seed}

@@ -21,14 +21,14 @@ class MaskedItem:
     windowed: bool = False  # the sentence was longer than the model reads: cut around the span
 
 
-def _word_pieces_paper(tokenizer, words: list[str], target: int) -> tuple[list[int], list[int]]:
+def _word_pieces_paper(tokenizer, words: list[str], target: int):
     encoding = tokenizer(words, is_split_into_words=True, add_special_tokens=True)
     word_ids = encoding.word_ids()
     span = [k for k, w in enumerate(word_ids) if w == target]
-    return list(encoding["input_ids"]), span
+    return list(encoding["input_ids"]), span, special_ends(word_ids)
 
 
-def _word_pieces_lrec2026(tokenizer, words: list[str], target: int) -> tuple[list[int], list[int]]:
+def _word_pieces_lrec2026(tokenizer, words: list[str], target: int):
     ids: list[int] = []
     span: list[int] = []
     for index, word in enumerate(words):
@@ -36,11 +36,12 @@ def _word_pieces_lrec2026(tokenizer, words: list[str], target: int) -> tuple[lis
         if index == target:
             span = list(range(len(ids), len(ids) + len(pieces)))
         ids.extend(pieces)
-    return ids, span
+    return ids, span, (0, 0)  # no special tokens
 
 
 def target_pieces(tokenizer, words: list[str], target: int, scoring: str):
-    """(input ids, positions of the target's pieces) under a scoring mode."""
+    """(input ids, positions of the target's pieces, the special tokens that open and close
+    the input) under a scoring mode."""
     encode = _word_pieces_lrec2026 if scoring == "lrec2026" else _word_pieces_paper
     return encode(tokenizer, words, target)
 
@@ -67,7 +68,7 @@ def mask_target(
     """The masked input of one item, or the reason it cannot be scored. A sentence longer
     than ``max_length`` is cut to the context around the target (``long_inputs="window"``),
     or not scored (``"exclude"``)."""
-    ids, span = target_pieces(tokenizer, words, target, scoring)
+    ids, span, ends = target_pieces(tokenizer, words, target, scoring)
     problem = span_problem(span, max_span_pieces)
     if problem:
         return problem
@@ -77,7 +78,6 @@ def mask_target(
     masked = list(ids)
     for k in span:
         masked[k] = tokenizer.mask_token_id
-    ends = special_ends(ids, set(tokenizer.all_special_ids))
     window = masked_window(masked, span, max_length, ends)
     if window is None:
         return "span_wider_than_context"

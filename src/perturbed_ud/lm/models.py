@@ -49,10 +49,16 @@ class LanguageModel:
         return longest_input(self.model.config)
 
 
+# Where configs keep the longest input, by name (the text model's config of a composite one).
+_CONTEXT_ATTRIBUTES = ("max_position_embeddings", "n_positions", "n_ctx", "seq_length")
+
+
 def longest_input(config) -> int:
     """Longest input the position embeddings cover (RoBERTa-style positions start after the
-    padding index)."""
-    length = int(getattr(config, "max_position_embeddings", 512))
+    padding index); 512 where the config names none."""
+    text = config.get_text_config()
+    found = (getattr(text, name, None) for name in _CONTEXT_ATTRIBUTES)
+    length = int(next((value for value in found if isinstance(value, int)), 512))
     if config.model_type in _PADDING_OFFSET_POSITIONS:
         length -= config.pad_token_id + 1
     return length
@@ -451,7 +457,11 @@ def ran_with() -> dict:
     if not _CACHE:
         return {}
     lm = next(iter(_CACHE.values()))
-    weights = str(next(lm.model.parameters()).dtype).removeprefix("torch.")
+    sizes: dict[str, int] = {}  # a model may keep some modules in fp32: the dtype of most
+    for parameter in lm.model.parameters():
+        name = str(parameter.dtype).removeprefix("torch.")
+        sizes[name] = sizes.get(name, 0) + parameter.numel()
+    weights = max(sizes, key=sizes.get)
     return {
         "device": str(lm.device),
         "weights_dtype": weights,
@@ -560,7 +570,9 @@ def next_token_log_probs(
     them at a time, so memory holds a slice of the vocabulary-sized logits, never
     rows × L × V.
     """
-    read = [row[:-1] or row for row in rows]  # a row of one token predicts nothing
+    if all(len(row) < 2 for row in rows):  # nothing to predict: the model is not run
+        return [[] for _ in rows]
+    read = [row[:-1] or row or [lm.pad_id] for row in rows]  # a row of < 2 predicts nothing
     ids, mask, position_ids, _ = padded_inputs(lm, read, padding_side)
     head = lm.model.get_output_embeddings()
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}

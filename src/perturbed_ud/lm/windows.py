@@ -16,8 +16,6 @@ ends kept, so the masked span sits as near the middle of its context as the sent
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from ..settings import setting
 
 LONG_INPUTS = ("window", "exclude")
@@ -53,13 +51,14 @@ def causal_windows(ids: list[int], limit: int) -> list[tuple[list[int], int]]:
     return windows
 
 
-def special_ends(ids: list[int], special_ids: Collection[int]) -> tuple[int, int]:
-    """How many special tokens (CLS, BOS, SEP, EOS) open and close an unmasked input."""
+def special_ends(word_ids: list[int | None]) -> tuple[int, int]:
+    """How many added special tokens (CLS, BOS, SEP, EOS: no word of their own) open and
+    close an input, from the word of each piece (an unknown word's [UNK] has its word)."""
     lead = 0
-    while lead < len(ids) and ids[lead] in special_ids:
+    while lead < len(word_ids) and word_ids[lead] is None:
         lead += 1
     trail = 0
-    while trail < len(ids) - lead and ids[len(ids) - 1 - trail] in special_ids:
+    while trail < len(word_ids) - lead and word_ids[len(word_ids) - 1 - trail] is None:
         trail += 1
     return lead, trail
 

@@ -95,31 +95,35 @@ def pseudo_log_likelihoods(
         raise ValueError(f"metric must be one of {PLL_METRICS}, not {metric!r}")
     tokenizer = batcher.lm.tokenizer
     mask_id, limit = tokenizer.mask_token_id, batcher.lm.max_length
-    specials = set(tokenizer.all_special_ids)
     encoded = masked_encodings(tokenizer, sentences, grouping)
-    rows, positions, golds, owners, counts = [], [], [], [], []
-    for ids, _, groups in encoded:
+    rows, positions, golds, owners, counts, excluded = [], [], [], [], [], []
+    for ids, word_ids, groups in encoded:
         before = len(rows)
+        cuts = []
         if len(ids) <= limit or long_inputs == "window":
-            ends = special_ends(ids, specials)
+            ends = special_ends(word_ids)
             for row, position, gold in masked_rows(ids, groups, mask_id, metric):
-                # one piece per row: its span always fits a window of two or more tokens
-                cut, shift = masked_window(row, [position], limit, ends)
-                rows.append(cut)
-                positions.append(position - shift)
-                owners.append(position)
-                golds.append(gold)
+                cuts.append((masked_window(row, [position], limit, ends), position, gold))
+        # a window holds at least one piece beside the special ends, unless the model's
+        # context is no longer than those ends: then the sentence is left out, not cut
+        usable = all(window is not None for window, _, _ in cuts)
+        for window, position, gold in cuts if usable else ():
+            cut, shift = window
+            rows.append(cut)
+            positions.append(position - shift)
+            owners.append(position)
+            golds.append(gold)
+        excluded.append(len(ids) > limit and (long_inputs == "exclude" or not usable))
         counts.append(len(rows) - before)
     values = batcher.gold_log_probs(rows, positions, golds)
     out, first = [], 0
-    for (ids, word_ids, _), count in zip(encoded, counts, strict=True):
+    for (ids, word_ids, _), count, left_out in zip(encoded, counts, excluded, strict=True):
         mine = slice(first, first + count)  # a sentence's rows are consecutive
         scored = [word_ids[position] for position in owners[mine]]
-        too_long = len(ids) > limit
-        if too_long and long_inputs == "exclude":
+        if left_out:
             out.append(TokenScores([], [], [], too_long=True))
         else:
-            out.append(TokenScores(golds[mine], scored, values[mine], windowed=too_long))
+            out.append(TokenScores(golds[mine], scored, values[mine], windowed=len(ids) > limit))
         first += count
     return out
 

@@ -275,11 +275,11 @@ def paired_bootstrap(
         a_orig = accuracies.get(orig.released, np.nan) if orig is not None else np.nan
         row = {"model_name": model, "lang": lang, "N": len(matrix), "A_orig": float(a_orig)}
         fallback = wilson_effect_bounds(accuracies.to_dict(), n, conditions)
-        edge = bool(accuracies.isin([0.0, 1.0]).any())
+        at_edge = effects_at_the_edge(accuracies.to_dict(), conditions)
         flat = []
         for name in point:
             lo, hi = percentile_interval(boot[name], value_range(name))
-            if edge and no_spread(lo, hi):
+            if at_edge.get(name) and no_spread(lo, hi):
                 lo, hi = fallback[name]
                 flat.append(name)
             row |= {name: float(point[name]), f"{name}_lo": lo, f"{name}_hi": hi}
@@ -296,6 +296,22 @@ def no_spread(lo: float, hi: float) -> bool:
 def with_fallback(method: str, names: Sequence[str]) -> str:
     """An interval's name, and which numbers have Wilson bounds instead (`no_spread`)."""
     return f"{method}; {', '.join(names)}: {WILSON_FALLBACK}" if len(names) else method
+
+
+def effects_at_the_edge(
+    accuracy: Mapping[str, float], conditions: Conditions = DEFAULT_CONDITIONS
+) -> dict[str, bool]:
+    """Whether each effect is computed from an accuracy of 0 or 1, where a bootstrap has no
+    spread: an effect depends on the accuracies whose change changes it."""
+    base = effects(accuracy, conditions)
+    edge = {name: False for name in base}
+    for condition, value in accuracy.items():
+        if value not in (0.0, 1.0):
+            continue
+        moved = effects(accuracy | {condition: 0.5}, conditions)
+        for name in base:
+            edge[name] |= not np.array_equal(base[name], moved[name], equal_nan=True)
+    return edge
 
 
 def wilson_effect_bounds(
@@ -322,9 +338,9 @@ def stratified_mean_interval(
     hits: Sequence[np.ndarray], resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> tuple[float, float, float, str]:
     """The mean of several groups' accuracies (each group weighs the same), with a 95 %
-    bootstrap interval resampling items within each group; where every draw is alike (all
-    right or all wrong), the Wilson interval of all items together. Returns (mean, low,
-    high, the interval's name)."""
+    bootstrap interval resampling items within each group. Where every draw is alike (each
+    group all right or all wrong), the mean of the groups' Wilson bounds, the range of the
+    mean over those intervals. Returns (mean, low, high, the interval's name)."""
     rng = np.random.default_rng(seed)
     draws = np.zeros(resamples)
     for group in hits:
@@ -333,10 +349,10 @@ def stratified_mean_interval(
     point = float(np.mean([group.mean() for group in hits]))
     lo, hi = percentile_interval(draws)
     name = f"stratified {bootstrap_name(resamples, seed).replace('sentences', 'pairs')}"
-    if no_spread(lo, hi):
-        total = sum(len(group) for group in hits)
-        lo, hi = (float(b) for b in wilson_interval(point, total))
-        name = f"{WILSON} on all pairs, where the bootstrap has no spread"
+    if no_spread(lo, hi):  # every group all right or all wrong
+        bounds = [wilson_interval(group.mean(), len(group)) for group in hits]
+        lo, hi = (float(np.mean([b[end] for b in bounds])) for end in (0, 1))
+        name = f"mean of each group's {WILSON}, where the bootstrap has no spread"
     return point, lo, hi, name
 
 

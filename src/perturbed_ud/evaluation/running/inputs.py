@@ -57,17 +57,25 @@ def local_manifest(dataset: str) -> dict | None:
     return manifest
 
 
-# What `datasets.load_dataset` reads from a folder built elsewhere.
-DATA_FILES = ("*.parquet", "*.arrow", "*.csv", "*.tsv", "*.json", "*.jsonl", "*.txt")
+# What `datasets.load_dataset` reads from a folder built elsewhere (compressed too).
+DATA_FILES = tuple(
+    f"*.{kind}{packed}"
+    for kind in ("parquet", "arrow", "csv", "tsv", "json", "jsonl", "txt")
+    for packed in ("", ".gz", ".bz2", ".xz", ".zst")
+)
 
 
 def check_dataset_folder(dataset: str, folder: Path) -> None:
     """Refuse a folder without a ``build.json`` that holds dataset folders (the ``--out`` a
     build was given, not the dataset in it: read whole, its builds would be scored as one
     lumped config), or that holds nothing `datasets` reads."""
-    inside = sorted(p.parent for p in folder.glob("*/build.json") if p.is_file())
+    inside = sorted(
+        p.parent
+        for p in folder.rglob("build.json")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
     if inside:
-        paths = ", ".join(str(Path(dataset) / p.name) for p in inside)
+        paths = ", ".join(str(Path(dataset) / p.relative_to(folder)) for p in inside)
         one = "a dataset folder" if len(inside) == 1 else "dataset folders"
         raise InputError(f"{dataset} is no dataset but holds {one}: use --dataset {paths}")
     if not any(p.is_file() for p in folder.rglob("[!.]*")):
@@ -76,7 +84,7 @@ def check_dataset_folder(dataset: str, folder: Path) -> None:
     if not card and not any(p.is_file() for kind in DATA_FILES for p in folder.rglob(kind)):
         raise InputError(
             f"{dataset} is not a dataset folder: it has no build.json, no README.md and no "
-            f"data files ({', '.join(DATA_FILES)})"
+            "data files (Parquet, Arrow, CSV, TSV, JSON Lines, text)"
         )
 
 

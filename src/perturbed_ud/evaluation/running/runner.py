@@ -180,7 +180,8 @@ def ran(scored: pd.DataFrame) -> list[dict]:
     device or its workers differ), from their `RAN_WITH` column."""
     if RAN_WITH not in scored:
         return []
-    return [json.loads(value) for value in sorted(scored[RAN_WITH].dropna().unique()) if value]
+    values = sorted(scored[RAN_WITH].dropna().unique())
+    return [record for record in map(json.loads, values) if record]  # {}: no model loaded
 
 
 def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, num_proc):

@@ -45,6 +45,7 @@ from ..running.task import EvaluationTask
 PAIR_ROLES = {"good": "sentence_good", "bad": "sentence_bad", "phenomenon": "construction",
               "language": None}  # fmt: skip
 UNDETERMINED = "und"  # ISO 639-2: the language of pairs whose dataset names none
+UNNAMED = "(none)"  # the phenomenon of a pair whose row names none
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,7 +107,7 @@ def span_rows(tokenizer, words: list[str], positions: list[int], limit: int, lon
     windowed = len(ids) > limit
     if windowed and long_inputs == "exclude":
         return [], len(span), LONGER_THAN_CONTEXT, False
-    ends = special_ends(ids, set(tokenizer.all_special_ids))
+    ends = special_ends(word_ids)
     rows = []
     for i, k in enumerate(span):
         row = list(ids)
@@ -244,10 +245,11 @@ def grouped(scored: pd.DataFrame, settings: MinimalPairSettings) -> pd.DataFrame
     if not settings.mapped:
         language = scored["pair_id"].str.split("/").str[0]
     elif columns["language"] is not None:
-        language = scored[columns["language"]].astype(str)
+        language = scored[columns["language"]].fillna(UNDETERMINED).astype(str)
     else:
         language = UNDETERMINED
-    return scored.assign(lang=language, construction=scored[columns["phenomenon"]].astype(str))
+    phenomenon = scored[columns["phenomenon"]].fillna(UNNAMED).astype(str)
+    return scored.assign(lang=language, construction=phenomenon)
 
 
 def language_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
@@ -329,8 +331,8 @@ def evaluate_minimal_pairs(
         flat.assign(interval=table["interval"].iloc[0]), constructions, run / "accuracy.png",
         title="Minimal-pair accuracy: pairs whose grammatical sentence scores higher",
         ylabel="accuracy", chance=0.5, lowest=0.0,
-        missing="no pairs of this construction scored in the language (the dataset card says "
-        "why a phenomenon is empty)",
+        missing="no pair of this construction scored in the language: none in the dataset (its "
+        "card says why) or every one unscored (accuracy.csv counts them)",
     )  # fmt: skip
     outcomes = scored["outcome"].value_counts().to_dict()
     unscored = scored.loc[scored["outcome"] == "unscored", "unscored"].value_counts().to_dict()

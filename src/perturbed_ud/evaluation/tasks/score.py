@@ -124,7 +124,7 @@ def setting_perplexities(scored: pd.DataFrame, model_name: str, words_column: st
         total = -kept["log_prob"].sum() / tokens if tokens else float("nan")
         return {
             "model_name": model_name,
-            "N": len(group),
+            "N": len(kept),  # the texts scored; those left out are counted beside
             "too_long": int(group["too_long"].sum()),
             "perplexity": float(np.exp(total)),
             "median_text_perplexity": float(kept["perplexity"].median()),
