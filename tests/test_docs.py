@@ -200,3 +200,11 @@ def test_the_default_versions_named_are_the_families_own(page):
         fields = dataclasses.fields(FAMILIES.get(name).settings_class)
         own[name] = next(f.default for f in fields if f.name == "version")
     assert named == own
+
+
+def test_the_effect_columns_named_in_the_docs_are_those_the_code_writes():
+    from perturbed_ud.evaluation.reporting.statistics import effect_names
+
+    page = (DOCS / "evaluate" / "masked-word.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:S|I)_[a-z]+|part_minus_head)`", page))
+    assert named == set(effect_names())
