@@ -4,6 +4,7 @@ balance on a fresh build with a tiny model, and score on a fresh spud build."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -60,9 +61,11 @@ def test_build_evaluate_balance_from_the_command_line(tmp_path, tiny_bert):
     parent = CliRunner().invoke(main, ["evaluate", "masked-word", "--dataset", str(tmp_path),
                                        *given])  # fmt: skip
     assert parent.exit_code == 1 and f"use --dataset {data}" in parent.output, parent.output
+    nested = tmp_path / "project" / "word-order" / "perturbed-ud"  # two levels down
+    shutil.copytree(data, nested)
     above = CliRunner().invoke(main, ["evaluate", "masked-word", "--dataset",
-                                      str(tmp_path.parent), *given])  # fmt: skip
-    assert above.exit_code == 1 and f"use --dataset {data}" in above.output, above.output
+                                      str(tmp_path / "project"), *given])  # fmt: skip
+    assert above.exit_code == 1 and f"use --dataset {nested}" in above.output, above.output
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "plan.md").write_text("nothing to score\n", encoding="utf-8")
     notes = CliRunner().invoke(main, ["evaluate", "masked-word", "--dataset",

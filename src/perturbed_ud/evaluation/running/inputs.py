@@ -65,17 +65,25 @@ DATA_FILES = tuple(
 )
 
 
+# How deep below --dataset a dataset folder is looked for (``data/word-order/perturbed-ud``),
+# and how many of them an error names.
+NESTED_DEPTH, NESTED_SHOWN = 3, 5
+
+
 def check_dataset_folder(dataset: str, folder: Path) -> None:
     """Refuse a folder without a ``build.json`` that holds dataset folders (the ``--out`` a
     build was given, not the dataset in it: read whole, its builds would be scored as one
     lumped config), or that holds nothing `datasets` reads."""
     inside = sorted(
         p.parent
-        for p in folder.rglob("build.json")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        for depth in range(1, NESTED_DEPTH + 1)
+        for p in folder.glob("/".join(["[!.]*"] * depth + ["build.json"]))
+        if p.is_file()
     )
     if inside:
-        paths = ", ".join(str(Path(dataset) / p.relative_to(folder)) for p in inside)
+        shown = [str(Path(dataset) / p.relative_to(folder)) for p in inside[:NESTED_SHOWN]]
+        more = f" (and {len(inside) - NESTED_SHOWN} more)" if len(inside) > NESTED_SHOWN else ""
+        paths = ", ".join(shown) + more
         one = "a dataset folder" if len(inside) == 1 else "dataset folders"
         raise InputError(f"{dataset} is no dataset but holds {one}: use --dataset {paths}")
     if not any(p.is_file() for p in folder.rglob("[!.]*")):
