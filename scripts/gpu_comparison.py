@@ -226,10 +226,11 @@ def scoring(args, masked_dir, causal_dir, sentences) -> dict:
         pseudo_log_likelihoods,
     )
     from perturbed_ud.lm.batching import Batcher
+    from perturbed_ud.lm.loading import Loading
     from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 
     texts = [" ".join(words) for words in sentences]
-    dtypes = [None, "bf16"] if args.device.startswith("cuda") else [None]
+    dtypes = ["fp32", "bf16"] if args.device.startswith("cuda") else ["fp32"]
     batches = [int(b) for b in args.minicons_batches.split(",")]
     out = {}
     for name, kind in (("pppl", "original"), ("pppl_l2r", "within_word_l2r"), ("causal", None)):
@@ -244,14 +245,14 @@ def scoring(args, masked_dir, causal_dir, sentences) -> dict:
         entry = {"sentences": len(sentences), "ours": {}, "minicons": {}}
         reference = None
         for dtype in dtypes:
-            lm = load(model_dir, args.device, dtype)
+            lm = load(model_dir, args.device, Loading(dtype))
             counter = counter_of(lm.model)
             result, times, tokens = timed(ours_fn(lm), args.repeats, args.device, counter)
             median = statistics.median(times)
-            label = dtype or "fp32"
+            label = dtype
             entry["ours"][label] = {"runs_s": times, "median_s": median,
                                     **mfu(counter, tokens, median, args.peak_tflops)}  # fmt: skip
-            if dtype is None:
+            if dtype == "fp32":
                 reference, tokenizer = result, lm.tokenizer
                 entry["scored_tokens"] = sum(len(s.log_probs) for s in result)
             else:
@@ -364,6 +365,7 @@ def masked_word(args, masked_dir, work: Path, n_items: int) -> dict:
     from bench_masked_word import build_inputs, run_naive
 
     from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings, score_batch
+    from perturbed_ud.lm.loading import Loading
     from perturbed_ud.lm.models import load_masked_lm
 
     _, records, _ = build_inputs(args.ud_root.resolve(), work / "masked-word", n_items)
@@ -373,20 +375,20 @@ def masked_word(args, masked_dir, work: Path, n_items: int) -> dict:
         key: [r[k] for r in records] for k, key in enumerate(("words", "target_index", "target"))
     }
 
-    def ours(dtype=None):
+    def ours(dtype="fp32"):
         options = asdict(settings) | {"dtype": dtype}
         return lambda: score_batch(batch, None, model=masked_dir, revision=None,
                                    device=args.device, settings=options)  # fmt: skip
 
     entry = {"items": len(records), "beam": settings.beam, "ours": {}}
-    dtypes = [None, "bf16"] if args.device.startswith("cuda") else [None]
+    dtypes = ["fp32", "bf16"] if args.device.startswith("cuda") else ["fp32"]
     for dtype in dtypes:
-        counter = counter_of(load_masked_lm(masked_dir, args.device, dtype).model)
+        counter = counter_of(load_masked_lm(masked_dir, args.device, Loading(dtype)).model)
         result, times, tokens = timed(ours(dtype), args.repeats, args.device, counter)
         median = statistics.median(times)
         figures = mfu(counter, tokens, median, args.peak_tflops)
-        entry["ours"][dtype or "fp32"] = {"runs_s": times, "median_s": median, **figures}
-        if dtype is None:
+        entry["ours"][dtype] = {"runs_s": times, "median_s": median, **figures}
+        if dtype == "fp32":
             mine = result
     naive, times, _ = timed(lambda: run_naive(lm, records, settings.beam), 1, args.device)
     entry["naive_loop"] = {"runs_s": times, "median_s": statistics.median(times)}

@@ -119,8 +119,8 @@ def test_the_run_records_the_dtype_it_ran_in(dataset, tiny_gpt2, tmp_path):
         run = evaluate_minimal_pairs(str(dataset), str(path), tmp_path / f"run-{dtype}",
                                      limit=4)  # fmt: skip
         results = json.loads((run / "results.json").read_text())
-        assert results["model"]["dtype"] == results["model"]["weights_dtype"] == dtype
+        assert results["model"]["dtype"] == dtype
         (ran,) = results["ran"]
-        assert ran == {"device": "cpu", "weights_dtype": dtype, "dtype": dtype,
+        assert ran == {"device": "cpu", "device_map": None, "dtype": dtype, "max_tokens": None,
                        "model_class": "GPT2LMHeadModel", "tokenizer": ran["tokenizer"]}  # fmt: skip
         assert json.loads((run / "run.json").read_text())["ran"] == [ran]

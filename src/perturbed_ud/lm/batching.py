@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from ..settings import check_declared, setting
+from .loading import DEVICE_MAPS, DTYPES, Loading
 from .models import (
     LanguageModel,
     log_probs_at,
@@ -45,11 +46,37 @@ class BatchSettings:
                                    default=None, minimum=1)  # fmt: skip
     padding_side: str = setting("Where padding goes.", default="right",
                                 choices=("right", "left"))  # fmt: skip
-    dtype: str | None = setting("GPU autocast (log-softmax stays fp32).", default=None,
-                                choices=("bf16", "fp16"))  # fmt: skip
+    dtype: str = setting("The dtype the weights are read in: auto (the checkpoint's own), bf16, "
+                         "fp16 or fp32 (log-softmax stays fp32).", default="auto",
+                         choices=DTYPES)  # fmt: skip
+    device_map: str | None = setting(
+        "Shard the model over the GPUs this process sees, and offload what does not fit to CPU "
+        "memory and disk (accelerate): auto, balanced, balanced_low_0 or sequential "
+        "(default: the whole model on --device).", default=None, choices=DEVICE_MAPS,
+    )  # fmt: skip
+    max_memory: tuple[str, ...] = setting(
+        "With --device-map: the memory each device may hold, DEVICE=SIZE "
+        "(cuda:0=70GiB,cpu=100GiB).", default=(),
+    )  # fmt: skip
+    offload_folder: str | None = setting(
+        "With --device-map: the folder for weights that fit in no device's memory.", default=None
+    )  # fmt: skip
+    trust_remote_code: bool = setting(
+        "Run the model code a checkpoint brings (refused without it).", default=False
+    )  # fmt: skip
+    adapter: str | None = setting(
+        "A PEFT adapter (folder or Hub id) merged over the model; its files are part of the "
+        "run's identity.", default=None,
+    )  # fmt: skip
 
     def __post_init__(self):
         check_declared(self)  # the choices and minimums of this class's fields and its subclasses'
+        self.loading()  # a malformed --max-memory, or one without --device-map, is refused here
+
+    def loading(self) -> Loading:
+        """How the model's weights are loaded (`lm.loading`)."""
+        return Loading(self.dtype, self.device_map, tuple(self.max_memory), self.offload_folder,
+                       self.trust_remote_code, self.adapter)  # fmt: skip
 
     def batcher(self, lm: LanguageModel) -> Batcher:
         return Batcher(lm, self.max_tokens, self.padding_side, self.max_rows)

@@ -22,6 +22,7 @@ import torch
 from ..errors import InputError
 from ..files import file_sha256
 from .last_layer import states_at
+from .loading import Loading, first_device, with_adapter
 
 # Models whose position ids start after the padding index and are derived from input ids.
 _PADDING_OFFSET_POSITIONS = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert"}
@@ -32,8 +33,9 @@ class LanguageModel:
     name: str
     tokenizer: object
     model: torch.nn.Module
-    device: torch.device
-    dtype: torch.dtype | None  # autocast dtype, None for full precision
+    device: torch.device  # where inputs go: the device of the first layer
+    # `--max-tokens auto`: the largest budget that fitted, kept for the next batches
+    found_budget: int | None = None
 
     @property
     def mask_id(self) -> int:
@@ -67,44 +69,36 @@ def longest_input(config) -> int:
 def describe_model(
     name: str,
     revision: str | None,
-    dtype: str | None,
+    loading: Loading | None = None,
     kind: str | None = None,
     choosable: bool = True,
 ) -> dict:
-    """What makes two runs comparable: model, revision, tokenizer, precision (no weights
-    are loaded). Given the ``kind`` the run asks for, a model that cannot be read as one
-    (`checked_model`) is refused here, before any data is read."""
+    """What makes two runs comparable: model, revision, tokenizer, the dtype its weights are
+    read in, remote code, an adapter and its files (no weights are loaded). Given the
+    ``kind`` the run asks for, a model that cannot be read as one (`checked_model`) is
+    refused here, before any data is read."""
     from transformers import AutoConfig
 
+    loading = loading or Loading()
+    remote = loading.trust_remote_code
     if kind is None:
-        config = pretrained(AutoConfig, name, revision)
-        tokenizer = checked_tokenizer(name, revision, config)
+        config = pretrained(AutoConfig, name, revision, trust_remote_code=remote)
+        tokenizer = checked_tokenizer(name, revision, config, remote)
     else:
-        config, tokenizer = checked_model(name, revision, kind, choosable)
-    weights = weights_dtype(config)
-    return {
+        config, tokenizer = checked_model(name, revision, kind, choosable, remote)
+    identity = {
         "model": name,
         "revision": getattr(config, "_commit_hash", None) or local_revision(name) or revision,
         "model_type": config.model_type,
         "tokenizer": type(tokenizer).__name__,
         "vocab_size": len(tokenizer),
-        "dtype": AUTOCAST_NAMES.get(dtype, weights),  # what the matrix products run in
-        "weights_dtype": weights,
-        "autocast": dtype,
+        "dtype": loading.weights_dtype(config),  # the weights', and so the matrix products'
+        "trust_remote_code": remote,
     }
-
-
-# `--dtype`'s autocast choices, by the name torch gives each dtype.
-AUTOCAST_NAMES = {"bf16": "bfloat16", "fp16": "float16"}
-
-
-def weights_dtype(config) -> str:
-    """The dtype a checkpoint's weights are read in: its own, as its config records it
-    (transformers reads a bf16 checkpoint as bf16), float32 where the config names none."""
-    value = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
-    if isinstance(value, torch.dtype):
-        return str(value).removeprefix("torch.")
-    return str(value) if isinstance(value, str) and value != "auto" else "float32"
+    if loading.adapter:  # its files are the model's as much as the base's
+        identity["adapter"] = loading.adapter
+        identity["adapter_revision"] = local_revision(loading.adapter) or "default"
+    return identity
 
 
 def pretrained(auto, name: str, revision: str | None, **options):
@@ -117,6 +111,11 @@ def pretrained(auto, name: str, revision: str | None, **options):
     except SafetensorError as err:
         raise InputError(f"cannot load {name}: {_damaged_weights(name)} ({err})") from err
     except (OSError, ValueError) as err:
+        if "trust_remote_code" in str(err) and not options.get("trust_remote_code"):
+            raise InputError(
+                f"{name} runs code of its own (its config names classes transformers does not "
+                "have): add --trust-remote-code if you trust that code"
+            ) from err
         raise InputError(_not_loaded(name, err)) from err
 
 
@@ -186,14 +185,14 @@ def local_revision(name: str) -> str | None:
 _MIN_ROWS_COVERED = 0.9
 
 
-def checked_tokenizer(name: str, revision: str | None, config=None):
+def checked_tokenizer(name: str, revision: str | None, config=None, remote_code: bool = False):
     """The tokenizer of ``name``, refused where it cannot be the model's own (``config``, where
     a model is read with it): a mismatched tokenizer does not fail, it makes every score and
     every subword meaningless. Commands that read a tokenizer alone call it without a
     config."""
     from transformers import AutoTokenizer
 
-    tokenizer = pretrained(AutoTokenizer, name, revision)
+    tokenizer = pretrained(AutoTokenizer, name, revision, trust_remote_code=remote_code)
     folder = Path(name)
     if folder.is_dir():
         # With none of the files it reads its vocabulary from, transformers builds a tokenizer
@@ -316,7 +315,7 @@ def _check_classifier(name: str, config, architectures: str) -> None:
         )
 
 
-def check_head(name: str, revision: str | None, kind: str) -> None:
+def check_head(name: str, revision: str | None, kind: str, remote_code: bool = False) -> None:
     """Refuse a checkpoint that lacks weights a model of ``kind`` has (the LM head of an
     encoder saved alone, or of a classifier whose config names no architecture): transformers
     would initialise them at random, with a warning only. The model is built on the meta
@@ -325,7 +324,8 @@ def check_head(name: str, revision: str | None, kind: str) -> None:
 
     auto = getattr(transformers, AUTO_CLASSES[kind])
     with quiet_libraries():
-        _, loading = pretrained(auto, name, revision, device_map="meta", output_loading_info=True)
+        _, loading = pretrained(auto, name, revision, device_map="meta", output_loading_info=True,
+                                trust_remote_code=remote_code)  # fmt: skip
     missing = sorted(loading["missing_keys"])
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
@@ -335,7 +335,9 @@ def check_head(name: str, revision: str | None, kind: str) -> None:
         )
 
 
-def checked_model(name: str, revision: str | None, kind: str, choosable: bool = False):
+def checked_model(
+    name: str, revision: str | None, kind: str, choosable: bool = False, remote_code: bool = False
+):
     """The one check of a model before its weights are read, made by every command that
     reads one: that its config is of ``kind`` (`check_kind`), that its tokenizer is its own
     (`checked_tokenizer`; a masked LM's has a mask token), and that the checkpoint holds
@@ -343,12 +345,12 @@ def checked_model(name: str, revision: str | None, kind: str, choosable: bool = 
     tokenizer."""
     from transformers import AutoConfig
 
-    config = pretrained(AutoConfig, name, revision)
+    config = pretrained(AutoConfig, name, revision, trust_remote_code=remote_code)
     check_kind(name, config, kind, choosable)
-    tokenizer = checked_tokenizer(name, revision, config)
+    tokenizer = checked_tokenizer(name, revision, config, remote_code)
     if kind == "masked" and tokenizer.mask_token_id is None:
         raise InputError(f"{name} has no mask token: not a masked language model")
-    check_head(name, revision, kind)
+    check_head(name, revision, kind, remote_code)
     return config, tokenizer
 
 
@@ -426,27 +428,35 @@ def cached_model(
     name: str,
     kind: str,
     device: str,
-    dtype: str | None,
+    loading: Loading | None,
     revision: str | None,
     choosable: bool = False,
     complete_tokenizer: Callable = lambda tokenizer, config: None,
 ) -> LanguageModel:
-    """`from_pretrained` a model of ``kind`` and its tokenizer, kept for the calls after it
-    until another model is asked for. The device and the model (`checked_model`) are checked
-    before the weights are read; ``complete_tokenizer`` may add what the tokenizer lacks."""
-    key = (name, kind, device, dtype, revision)
+    """`from_pretrained` a model of ``kind`` and its tokenizer as ``loading`` says, kept for
+    the calls after it until another model is asked for. The device and the model
+    (`checked_model`) are checked before the weights are read; ``complete_tokenizer`` may add
+    what the tokenizer lacks. With a device map, accelerate places the weights (over the
+    GPUs, CPU memory and disk) and inputs go to the device of the first layer."""
+    loading = loading or Loading()
+    key = (name, kind, device, loading, revision)
     if key not in _CACHE:
         import transformers
 
         _CACHE.clear()  # one model per process: a run reads one, and a worker keeps it
         checked = checked_device(device)
-        config, tokenizer = checked_model(name, revision, kind, choosable)
+        remote = loading.trust_remote_code
+        config, tokenizer = checked_model(name, revision, kind, choosable, remote)
         complete_tokenizer(tokenizer, config)
-        model = pretrained(getattr(transformers, AUTO_CLASSES[kind]), name, revision,
-                           dtype=getattr(torch, weights_dtype(config)))  # fmt: skip
-        model.to(checked).eval()
-        autocast = {"bf16": torch.bfloat16, "fp16": torch.float16, None: None}[dtype]
-        _CACHE[key] = LanguageModel(name, tokenizer, model, checked, autocast)
+        auto = getattr(transformers, AUTO_CLASSES[kind])
+        model = pretrained(auto, name, revision, **loading.options(config))
+        if loading.adapter:
+            model = with_adapter(model, loading.adapter)
+        if loading.device_map is None:
+            model.to(checked)
+        model.eval()
+        where = checked if loading.device_map is None else first_device(model)
+        _CACHE[key] = LanguageModel(name, tokenizer, model, where)
     return _CACHE[key]
 
 
@@ -462,37 +472,39 @@ def ran_with() -> dict:
         name = str(parameter.dtype).removeprefix("torch.")
         sizes[name] = sizes.get(name, 0) + parameter.numel()
     weights = max(sizes, key=sizes.get)
+    placed = getattr(lm.model, "hf_device_map", None)
     return {
         "device": str(lm.device),
-        "weights_dtype": weights,
-        "dtype": str(lm.dtype).removeprefix("torch.") if lm.dtype is not None else weights,
+        "device_map": sorted({str(d) for d in placed.values()}) if placed else None,
+        "dtype": weights,
         "model_class": type(lm.model).__name__,
         "tokenizer": type(lm.tokenizer).__name__,
+        "max_tokens": lm.found_budget,
     }
 
 
 def load_masked_lm(
-    name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
+    name: str, device: str = "cpu", loading: Loading | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a masked LM and its tokenizer, once per process and device."""
-    return cached_model(name, "masked", device, dtype, revision)
+    return cached_model(name, "masked", device, loading, revision)
 
 
 MODEL_KINDS = ("masked", "causal")
 
 
-def load_lm(kind: str, name: str, device: str, dtype: str | None, revision: str | None):
+def load_lm(kind: str, name: str, device: str, loading: Loading | None, revision: str | None):
     """A masked or a causal LM, by kind (a command's ``--kind``)."""
     if kind not in MODEL_KINDS:
         raise ValueError(f"model kind must be one of {MODEL_KINDS}, not {kind!r}")
-    return cached_model(name, kind, device, dtype, revision, choosable=True)
+    return cached_model(name, kind, device, loading, revision, choosable=True)
 
 
 def load_causal_lm(
-    name: str, device: str = "cpu", dtype: str | None = None, revision: str | None = None
+    name: str, device: str = "cpu", loading: Loading | None = None, revision: str | None = None
 ) -> LanguageModel:
     """`from_pretrained` a causal LM and its tokenizer, once per process and device."""
-    return cached_model(name, "causal", device, dtype, revision)
+    return cached_model(name, "causal", device, loading, revision)
 
 
 def _lm_head(model: torch.nn.Module):
@@ -522,10 +534,6 @@ def padded_inputs(lm: LanguageModel, rows: list[list[int]], padding_side: str):
     return ids.to(lm.device), mask.to(lm.device), position_ids.to(lm.device), start.tolist()
 
 
-def _autocast(lm: LanguageModel):
-    return torch.autocast(lm.device.type, dtype=lm.dtype, enabled=lm.dtype is not None)
-
-
 def position_scores(
     lm: LanguageModel,
     rows: list[list[int]],
@@ -549,7 +557,7 @@ def position_scores(
     head = _lm_head(lm.model)
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
     out: list = []
-    with torch.inference_mode(), _autocast(lm):
+    with torch.inference_mode():
         if head is None:
             logits = lm.model(**inputs).logits[index, at]
             return reduce(logits.float(), 0)
@@ -579,7 +587,7 @@ def next_token_log_probs(
     targets = torch.tensor([t for row in rows for t in row[1:]], device=lm.device)
     predicts = mask.bool()  # row-major: row by row, left to right
     predicts[[r for r, row in enumerate(rows) if len(row) < 2]] = False
-    with torch.inference_mode(), _autocast(lm):
+    with torch.inference_mode():
         states = lm.model.base_model(**inputs).last_hidden_state[predicts]
         scores = [
             log_probs_at(head(states[i : i + slice_rows]).float(), targets[i : i + slice_rows])
@@ -606,7 +614,7 @@ def word_states(
     piece's word (None for special tokens); a word without pieces gets zeros."""
     ids, mask, position_ids, offsets = padded_inputs(lm, rows, padding_side)
     inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": position_ids}
-    with torch.inference_mode(), _autocast(lm):
+    with torch.inference_mode():
         hidden = lm.model.base_model(**inputs, output_hidden_states=True).hidden_states
     stacked = torch.stack(hidden, dim=1).float()  # rows × layers × positions × hidden
     out = []

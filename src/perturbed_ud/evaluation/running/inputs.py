@@ -152,7 +152,12 @@ def check_model_path(model: str) -> None:
 
 
 def model_kind(
-    model: str, revision: str | None, asked: str | None, *, choosable: bool = True
+    model: str,
+    revision: str | None,
+    asked: str | None,
+    *,
+    choosable: bool = True,
+    remote_code: bool = False,
 ) -> str:
     """``masked`` or ``causal``: the kind ``asked`` for (``--kind``), which must not contradict
     the model's config, or else the kind the config says; the model is then checked to be
@@ -164,7 +169,7 @@ def model_kind(
 
     kind = asked
     if kind is None:
-        config = pretrained(AutoConfig, model, revision)
+        config = pretrained(AutoConfig, model, revision, trust_remote_code=remote_code)
         found = model_kind_of(config)
         if found is None:
             shape = "encoder-decoder, " if getattr(config, "is_encoder_decoder", False) else ""
@@ -175,5 +180,5 @@ def model_kind(
                 "its kind with --kind if it is one"
             )
         kind = found[0]
-    checked_model(model, revision, kind, choosable)
+    checked_model(model, revision, kind, choosable, remote_code)
     return kind

@@ -448,7 +448,8 @@ def run_header(
     content = dataset_content(dataset)
     configs = configs or config_names(dataset, dataset_revision)
     # the model was checked as its kind by `evaluation` before anything was written
-    identity = describe_model(model, revision, getattr(settings, "dtype", None))
+    loading = settings.loading() if hasattr(settings, "loading") else None
+    identity = describe_model(model, revision, loading)
     header = {
         "task": task,
         "dataset": dataset,
@@ -466,7 +467,7 @@ def run_header(
         "chunk_rows": CHUNK_ROWS,
         "num_proc": num_proc,
         "versions": _versions(),
-        "signature": f"{task}|model:{model}@{identity['revision']}|"
+        "signature": f"{task}|model:{model}@{identity['revision']}{_adapted(identity)}|"
         f"data:{content or f'{dataset}@{dataset_revision}'}|"
         f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
         + "|".join(f"{k}:{v}" for k, v in recorded_settings(settings).items()),
@@ -476,6 +477,14 @@ def run_header(
         header["inputs"] = inputs
         header["signature"] += f"|inputs:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
     return header
+
+
+def _adapted(identity: dict) -> str:
+    """A signature's model part names an adapter by its files' digest, as it names a local
+    model: an edited adapter is another model."""
+    if "adapter" not in identity:
+        return ""
+    return f"+adapter:{identity['adapter']}@{identity['adapter_revision']}"
 
 
 def _build_identity(manifest: dict | None) -> dict | None:
@@ -529,7 +538,9 @@ def evaluation(
                             options.get("dataset_revision"))  # fmt: skip
             if kinds:
                 asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
-                kind = model_kind(model, revision, asked, choosable=len(kinds) > 1)
+                remote = getattr(settings, "trust_remote_code", False)
+                kind = model_kind(model, revision, asked, choosable=len(kinds) > 1,
+                                  remote_code=remote)  # fmt: skip
                 if hasattr(settings, "kind"):
                     settings = replace(settings, kind=kind)
             guard_output(out, [dataset, model, options.get("ud_root")])

@@ -22,7 +22,8 @@ import torch
 from ...errors import InputError
 from ...files import atomic_path
 from ...lm.batching import BatchSettings, plan_batches
-from ...lm.models import LanguageModel, _autocast, cached_model, checked_model, device_for
+from ...lm.loading import Loading
+from ...lm.models import LanguageModel, cached_model, checked_model, device_for
 from ...registry import TASKS
 from ..finetune import check_columns, label_column_setting, row_texts, text_columns_setting
 from ..measures.structure_measures import setting_rows, write_comparison
@@ -46,7 +47,8 @@ class ClassifySettings(BatchSettings):
 def check_classifier(name, revision, dataset, settings, configs, dataset_revision) -> None:
     """Before anything is written: the checkpoint is a sequence classifier (`checked_model`)
     whose labels are the dataset's classes."""
-    config, _ = checked_model(name, revision, "classifier")
+    config, _ = checked_model(name, revision, "classifier",
+                              remote_code=settings.trust_remote_code)  # fmt: skip
     check_label_names(dataset, configs, dataset_revision, settings.label_column, name, config)
 
 
@@ -57,11 +59,12 @@ def _pad_token(tokenizer, config) -> None:
 
 
 def load_classifier(
-    name: str, device: str, dtype: str | None, revision: str | None
+    name: str, device: str, loading: Loading | None, revision: str | None
 ) -> LanguageModel:
     """`from_pretrained` a sequence classifier and its tokenizer, once per process and device;
     its config and tokenizer are checked before the weights are read."""
-    return cached_model(name, "classifier", device, dtype, revision, complete_tokenizer=_pad_token)
+    return cached_model(name, "classifier", device, loading, revision,
+                        complete_tokenizer=_pad_token)  # fmt: skip
 
 
 def check_label_names(dataset, configs, dataset_revision, column: str, name: str, config):
@@ -119,7 +122,7 @@ def classify_texts(lm: LanguageModel, texts: list[tuple[str, ...]], settings: Cl
         tokenizer.padding_side = settings.padding_side
         inputs = tokenizer.pad([encoded[i] for i in batch], return_tensors="pt")
         inputs = {k: v.to(lm.device) for k, v in inputs.items()}
-        with torch.inference_mode(), _autocast(lm):
+        with torch.inference_mode():
             out = lm.model(**inputs).logits.float().cpu()
         for i, row in zip(batch, out, strict=True):
             logits[i] = row.tolist()
@@ -129,7 +132,7 @@ def classify_texts(lm: LanguageModel, texts: list[tuple[str, ...]], settings: Cl
 def classify_batch(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function: the classifier's logits, prediction and correctness per row."""
     options = ClassifySettings(**settings)
-    lm = load_classifier(model, device_for(device, rank), options.dtype, revision)
+    lm = load_classifier(model, device_for(device, rank), options.loading(), revision)
     labels = checked_labels(
         batch[options.label_column], lm.model.config.num_labels, options.label_column, model
     )

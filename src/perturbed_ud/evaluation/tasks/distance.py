@@ -57,7 +57,7 @@ def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> d
 def sentence_distances(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function over perturbed rows: per-layer distances to the original."""
     options = DistanceSettings(**settings)
-    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.loading(), revision)
     copies, originals = list(batch["forms"]), list(batch["original_forms"])
     sentences = copies + originals  # copy i's original is sentence i + len(copies)
     encoded = encode(lm, sentences, options.kind, options.bos)

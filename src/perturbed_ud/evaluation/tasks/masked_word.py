@@ -86,7 +86,7 @@ def _top_words(tokenizer, beams, settings: MaskedWordSettings) -> list[tuple[str
 def score_batch(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function: predictions for a batch of rows of one split."""
     options = MaskedWordSettings(**settings)
-    lm = load_masked_lm(model, device_for(device, rank), options.dtype, revision)
+    lm = load_masked_lm(model, device_for(device, rank), options.loading(), revision)
     tokenizer = lm.tokenizer
     items, where = [], []
     out = {name: [] for name in OUTPUT_COLUMNS}

@@ -149,7 +149,7 @@ LONGER_THAN_CONTEXT = "longer_than_context"
 def score_pairs(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function over minimal-pair rows (clams and ud_agreement datasets)."""
     options = MinimalPairSettings(**settings)
-    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.loading(), revision)
     batcher = options.batcher(lm)
     columns = options.columns
     good = [variant(s, options) for s in batch[columns["good"]]]

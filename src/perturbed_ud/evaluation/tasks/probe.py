@@ -467,7 +467,7 @@ def train_probes(run: Path, header: dict, training: dict, settings: ProbeSetting
     loss)."""
     model, revision = header["model"], header["revision"]
     device = device_for(header["device"], None)
-    lm = load_lm(settings.kind, model, device, settings.dtype, revision)
+    lm = load_lm(settings.kind, model, device, settings.loading(), revision)
     layers = resolved_layers(settings.layers, hidden_layers(lm))
 
     def vectors(name: str, sentences: Sentences):
@@ -517,7 +517,7 @@ def score_with_probes(
     (``gold_graph``: `GOLD_GRAPH_COUNTS` of this sentence alone), and whether it was left
     out as over ``max_words`` (``over_max_words``)."""
     options = ProbeSettings(**settings)
-    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.loading(), revision)
     layers = resolved_layers(options.layers, hidden_layers(lm))
     words = zip(batch["forms"], batch["multiword_tokens"], batch["empty_nodes"], strict=True)
     fits = [options.fits(*sentence) for sentence in words]

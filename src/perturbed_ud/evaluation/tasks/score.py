@@ -62,7 +62,7 @@ class ScoreSettings(BatchSettings):
 def score_sentences(batch, rank=None, *, model: str, revision, device: str, settings: dict):
     """`datasets.map` function: token, word and sentence scores of a batch of sentences."""
     options = ScoreSettings(**settings)
-    lm = load_lm(options.kind, model, device_for(device, rank), options.dtype, revision)
+    lm = load_lm(options.kind, model, device_for(device, rank), options.loading(), revision)
     batcher = options.batcher(lm)
     column = options.words_column
     sentences = [sentence_words(words, column) for words in batch[column]]
