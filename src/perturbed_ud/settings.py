@@ -41,6 +41,7 @@ def setting(
     option: str | None = None,
     repeat: bool = False,
     parse: Callable[[list[str]], Any] | None = None,
+    auto: bool = False,
 ) -> Any:
     """A settings field with its documentation (the option's help), its allowed ``choices``
     or ``minimum``; with ``signature``, it enters a build signature as
@@ -50,10 +51,11 @@ def setting(
     A tuple is a comma list, or with ``repeat`` a repeated option (for paths, which may hold
     commas); ``parse`` reads a field of another type from its repeated option's strings
     (``--lexicon en=UD_English-EWT``), and the Python API takes either those strings or the
-    value itself."""
+    value itself. With ``auto``, a whole number may also be ``auto`` (the code chooses it, as
+    ``--max-tokens auto``)."""
     metadata = {"doc": doc, "signature": signature, "shown": shown, "choices": choices,
                 "minimum": minimum, "option": option, "repeat": repeat or parse is not None,
-                "parse": parse}  # fmt: skip
+                "parse": parse, "auto": auto}  # fmt: skip
     return dataclasses.field(default=default, default_factory=default_factory, metadata=metadata)
 
 
@@ -150,6 +152,8 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
             continue
         if meta["choices"]:
             param_type = click.Choice([str(c) for c in meta["choices"]])
+        elif meta["auto"]:
+            param_type = WholeOrAuto(meta["minimum"])
         elif kind is int:
             minimum = meta["minimum"]
             param_type = click.INT if minimum is None else click.IntRange(min=minimum)
@@ -219,8 +223,32 @@ def check_declared(settings: Any) -> None:
         if meta["choices"] and value not in meta["choices"]:
             choices = ", ".join(map(repr, meta["choices"]))
             raise InputError(f"{_option(f)}: {value!r} is not one of {choices}")
+        if meta["auto"] and value == "auto":
+            continue
+        if meta["auto"] and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"{_option(f)}: {value!r} is neither a whole number nor auto")
         if meta["minimum"] is not None and value < meta["minimum"]:
             raise InputError(f"{_option(f)} must be at least {meta['minimum']}")
+
+
+class WholeOrAuto(click.ParamType):
+    """A whole number of at least ``minimum``, or ``auto``."""
+
+    name = "integer|auto"
+
+    def __init__(self, minimum: int | None):
+        self.minimum = minimum
+
+    def convert(self, value, param, ctx):
+        if value == "auto" or isinstance(value, int):
+            return value
+        try:
+            number = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+        if self.minimum is not None and number < self.minimum:
+            self.fail(f"{number} is smaller than the minimum {self.minimum}", param, ctx)
+        return number
 
 
 def _sequence(value: Any, element: type, option: str) -> tuple:

@@ -28,8 +28,10 @@ from .models import (
 
 def max_tokens_setting(default: int = 16384, why: str = "") -> Any:
     """The token budget of a forward pass; tasks that keep every layer's states give a
-    smaller default."""
-    return setting(f"Rows × padded length per forward pass{why}.", default=default, minimum=1)
+    smaller default. ``auto``: the largest budget that fits the device (`initial_budget`,
+    halved on out-of-memory), recorded as the run's ``max_tokens``."""
+    return setting(f"Rows × padded length per forward pass{why}, or auto (the largest that "
+                   "fits the device).", default=default, minimum=1, auto=True)  # fmt: skip
 
 
 def every_layer_max_tokens() -> Any:
@@ -41,7 +43,7 @@ def every_layer_max_tokens() -> Any:
 class BatchSettings:
     """How rows are batched; every task's settings extend these."""
 
-    max_tokens: int = max_tokens_setting()
+    max_tokens: int | str = max_tokens_setting()
     max_rows: int | None = setting("Rows per forward pass, on top of the token budget.",
                                    default=None, minimum=1)  # fmt: skip
     padding_side: str = setting("Where padding goes.", default="right",
@@ -82,16 +84,43 @@ class BatchSettings:
         return Batcher(lm, self.max_tokens, self.padding_side, self.max_rows)
 
 
+# `--max-tokens auto`: the budget tried first on a GPU, before halving on out-of-memory; on a
+# CPU, where running out of memory may end the process rather than raise, the default.
+AUTO_GPU_BUDGET = 1 << 20
+AUTO_CPU_BUDGET = 16384
+
+
+def initial_budget(lm: LanguageModel) -> int:
+    """The first budget `--max-tokens auto` tries: the one that fitted before in this
+    process, else a large one on a GPU and the default on a CPU."""
+    if lm.found_budget is not None:
+        return lm.found_budget
+    return AUTO_GPU_BUDGET if lm.device.type == "cuda" else AUTO_CPU_BUDGET
+
+
 @dataclass
 class Batcher:
     lm: LanguageModel
-    max_tokens: int = 16384
+    max_tokens: int | str = 16384
     padding_side: str = "right"
     max_rows: int | None = None
 
+    def __post_init__(self):
+        self.auto = self.max_tokens == "auto"
+        if self.auto:
+            self.max_tokens = initial_budget(self.lm)
+
     def _run(self, rows: list[list[int]], score: Callable[[list[int]], list]) -> list:
         """``score(batch of row indices)`` over all rows; results in row order. On running
-        out of memory the budget halves and the rows not yet scored are planned again."""
+        out of memory the budget halves and the rows not yet scored are planned again; with
+        ``auto`` the budget that fitted is kept on the model for the next batches."""
+        try:
+            return self._scored(rows, score)
+        finally:
+            if self.auto:
+                self.lm.found_budget = self.max_tokens
+
+    def _scored(self, rows: list[list[int]], score: Callable[[list[int]], list]) -> list:
         out: list = [None] * len(rows)
         todo = list(range(len(rows)))
         while todo:

@@ -401,6 +401,14 @@ def device_for(device: str, rank: int | None) -> str:
     return device
 
 
+def resolved_device(device: str) -> str:
+    """``auto``: the GPUs if any are visible (``cuda``: one per worker, or the model sharded
+    over them with a device map), else the CPU; any other name as it is."""
+    if device != "auto":
+        return device
+    return "cuda" if torch.cuda.is_available() and torch.cuda.device_count() else "cpu"
+
+
 def checked_device(device: str) -> torch.device:
     """The device to load onto, checked first: torch reports a device it cannot use with an
     assertion or a CUDA error, and only once the model is loaded."""

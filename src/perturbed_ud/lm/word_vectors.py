@@ -61,7 +61,7 @@ def word_vectors(
     key: dict | None = None,
     kind: str,
     bos: str,
-    max_tokens: int,
+    max_tokens: int | str,
 ) -> WordVectors:
     """The vectors of ``layers`` (0: embeddings) for ``sentences``, from ``folder`` when it
     holds those of ``key`` (model, layers, sentences' hash), else computed into it; in

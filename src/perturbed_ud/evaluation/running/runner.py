@@ -342,6 +342,7 @@ def run_task(
     if not chunks:
         raise InputError(f"no rows to score in {dataset} with these configs and splits")
     start_run(run, header, overwrite)
+    say(f"evaluate {task.name}: {model} on {device}")  # every check passed
     if kept:
         say(f"keeping the results of {', '.join(kept)} from the earlier run in {run}")
     kwargs = {
@@ -524,14 +525,15 @@ def evaluation(
             settings=None,
             configs: list[str] | None = None,
             splits: list[str] | None = None,
-            device: str = "cpu",
+            device: str = "auto",
             revision: str | None = None,
             **options,
         ):
-            from ...lm.models import checked_device
+            from ...lm.models import checked_device, resolved_device
 
             settings = settings or settings_class()
             check_inputs(task, dataset, configs, splits, model)
+            device = resolved_device(device)
             checked_device(device)
             if check_model is not None:
                 check_model(model, revision, dataset, settings, configs,

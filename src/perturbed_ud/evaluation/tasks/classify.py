@@ -21,7 +21,7 @@ import torch
 
 from ...errors import InputError
 from ...files import atomic_path
-from ...lm.batching import BatchSettings, plan_batches
+from ...lm.batching import BatchSettings, initial_budget, plan_batches
 from ...lm.loading import Loading
 from ...lm.models import LanguageModel, cached_model, checked_model, device_for
 from ...registry import TASKS
@@ -118,7 +118,8 @@ def classify_texts(lm: LanguageModel, texts: list[tuple[str, ...]], settings: Cl
     lengths = [len(e["input_ids"]) for e in encoded]
     rows = settings.max_rows if tokenizer.pad_token_id is not None else 1
     logits: list = [None] * len(texts)
-    for batch in plan_batches(lengths, settings.max_tokens, rows):
+    budget = initial_budget(lm) if settings.max_tokens == "auto" else settings.max_tokens
+    for batch in plan_batches(lengths, budget, rows):
         tokenizer.padding_side = settings.padding_side
         inputs = tokenizer.pad([encoded[i] for i in batch], return_tensors="pt")
         inputs = {k: v.to(lm.device) for k, v in inputs.items()}

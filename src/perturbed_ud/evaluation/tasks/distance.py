@@ -39,7 +39,7 @@ _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<se
 
 @dataclass(frozen=True, kw_only=True)
 class DistanceSettings(KindSettings):
-    max_tokens: int = every_layer_max_tokens()
+    max_tokens: int | str = every_layer_max_tokens()
 
 
 def pair_distances(a: torch.Tensor, b: torch.Tensor, unchanged: list[bool]) -> dict[str, list]:

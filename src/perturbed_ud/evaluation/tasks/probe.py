@@ -110,7 +110,7 @@ class ProbeProtocol:
 
 @dataclass(frozen=True, kw_only=True)
 class ProbeSettings(KindSettings):
-    max_tokens: int = every_layer_max_tokens()
+    max_tokens: int | str = every_layer_max_tokens()
     protocol: str = setting(
         "lamalfa2022: the released code's labels and metrics (20 lines, layers -5,-9, broken "
         "definitions named in the results).", default="paper", choices=("paper", "lamalfa2022"),
