@@ -113,3 +113,18 @@ def test_loading_options_are_checked_before_anything_loads():
         1: "20GiB", "cpu": "1.5GB"
     }  # fmt: skip
     assert torch.bfloat16 == Loading("bf16").options(None)["dtype"]
+
+
+@pytest.mark.subprocess
+def test_the_loading_benchmark_runs_small(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    out = tmp_path / "loading.json"
+    subprocess.run([sys.executable, str(REPO / "scripts" / "bench_loading.py"), "--small",
+                    "--pairs", "6", "--json", str(out)], check=True, capture_output=True)  # fmt: skip
+    results = json.loads(out.read_text())
+    assert results["same_outcomes"] and results["max_abs_delta"] < 1e-3
+    assert set(results["runs"]) == {"whole", "offloaded"}
