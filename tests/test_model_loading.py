@@ -123,8 +123,9 @@ def test_the_loading_benchmark_runs_small(tmp_path):
     from conftest import REPO
 
     out = tmp_path / "loading.json"
-    subprocess.run([sys.executable, str(REPO / "scripts" / "bench_loading.py"), "--small",
-                    "--pairs", "6", "--json", str(out)], check=True, capture_output=True)  # fmt: skip
+    script = REPO / "scripts" / "bench_loading.py"
+    subprocess.run([sys.executable, str(script), "--small", "--pairs", "6", "--json", str(out)],
+                   check=True, capture_output=True)  # fmt: skip
     results = json.loads(out.read_text())
     assert results["same_outcomes"] and results["max_abs_delta"] < 1e-3
     assert set(results["runs"]) == {"whole", "offloaded"}
