@@ -1,7 +1,8 @@
 """Benchmark of model loading: the peak memory of one causal LM read in fp32 and in its own
 bf16 (``--dtype fp32`` against ``--dtype auto``), and a minimal-pair run with the model
 offloaded by accelerate (``--device-map auto --max-memory cpu=… --offload-folder …``) against
-the same run with the model whole: time, peak memory, and the largest score difference.
+the same run with the model whole: time, peak memory, and the largest score difference. A
+load's peak memory is taken after one sentence is scored, when every weight has been read.
 
 The model is GPT-2-shaped (24 layers, 1024 wide: about 300M parameters), built from a config
 with random weights and saved in bf16, with the tokenizer of tests/data/models/trained-gpt2;
@@ -26,12 +27,18 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKENIZER = ROOT / "tests" / "data" / "models" / "trained-gpt2"
+# A load, then one sentence scored, so that every weight is read (a checkpoint that is mapped
+# into memory is paged in as its weights are first used).
 LOAD = """
-import resource, sys
+import sys
+from perturbed_ud.evaluation.measures.sentence_scores import causal_log_likelihoods
+from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.loading import Loading
 from perturbed_ud.lm.models import load_causal_lm
 lm = load_causal_lm(sys.argv[1], "cpu", Loading(sys.argv[2]))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+causal_log_likelihoods(Batcher(lm), [["the", "cats", "sleep"]])
+status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+print(int(status["VmHWM"].split()[0]))  # this process's own peak, in kB
 """
 
 
@@ -80,12 +87,21 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="A tiny model: seconds.")
     parser.add_argument("--pairs", type=int, default=40, help="Minimal pairs per run.")
     parser.add_argument("--json", type=Path, help="Write the results here.")
+    parser.add_argument("--make-model", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.make_model:
+        folder, layers, width = args.make_model
+        print(make_model(Path(folder), int(layers), int(width)))
+        return
     layers, width = (2, 64) if args.small else (24, 1024)
     work = Path(tempfile.mkdtemp(prefix="bench-loading-"))
     try:
         model = work / "model"
-        parameters = make_model(model, layers, width)
+        # made in a process of its own: a child's peak memory counts from its parent's size
+        made = subprocess.run([sys.executable, __file__, "--make-model", str(model),
+                               str(layers), str(width)], check=True, capture_output=True,
+                              text=True)  # fmt: skip
+        parameters = int(made.stdout.split()[-1])
         size_mib = sum(f.stat().st_size for f in model.glob("*.safetensors")) / 2**20
         loads = {dtype: peak_load_mib(model, dtype) for dtype in ("fp32", "auto")}
         command = [sys.executable, "-m", "perturbed_ud"]
