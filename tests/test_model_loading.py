@@ -113,6 +113,10 @@ def test_loading_options_are_checked_before_anything_loads():
         1: "20GiB", "cpu": "1.5GB"
     }  # fmt: skip
     assert torch.bfloat16 == Loading("bf16").options(None)["dtype"]
+    # a worker or rank given one GPU places its replica there (and on the CPU, and disk)
+    sharded = Loading(device_map="auto", max_memory=("cuda:0=1GiB", "cuda:1=2GiB", "cpu=3GiB"))
+    assert sharded.options(None, "cuda:1")["max_memory"] == {1: "2GiB", "cpu": "3GiB"}
+    assert sharded.options(None, "cuda")["max_memory"] == {0: "1GiB", 1: "2GiB", "cpu": "3GiB"}
 
 
 @pytest.mark.subprocess

@@ -72,8 +72,11 @@ class Loading:
         name = str(value).removeprefix("torch.") if value is not None else ""
         return name if name in TORCH_DTYPES.values() else "float32"
 
-    def options(self, config) -> dict:
-        """Keyword arguments of `from_pretrained` for the model's weights."""
+    def options(self, config, device: str = "cpu") -> dict:
+        """Keyword arguments of `from_pretrained` for the model's weights. A device map
+        places the model over every GPU the process sees; a process given one GPU
+        (``cuda:k``: a worker of ``--num-proc``, a rank of torchrun) places its replica on
+        that GPU alone, with CPU memory and disk for the rest."""
         import torch
 
         options = {
@@ -82,11 +85,24 @@ class Loading:
         }
         if self.device_map is not None:
             options["device_map"] = self.device_map
-            if self.max_memory:
-                options["max_memory"] = self.memory()
+            memory = self.memory()
+            if device.startswith("cuda:"):
+                memory = own_gpu(memory, int(device.split(":")[1]))
+            if memory:
+                options["max_memory"] = memory
             if self.offload_folder:
                 options["offload_folder"] = str(Path(self.offload_folder).expanduser())
         return options
+
+
+def own_gpu(memory: dict | None, gpu: int) -> dict:
+    """``max_memory`` restricted to one GPU (and the CPU and disk): what is given for it, or
+    what accelerate finds free there."""
+    if memory is None:
+        from accelerate.utils import get_max_memory
+
+        memory = get_max_memory()
+    return {k: v for k, v in memory.items() if k == gpu or isinstance(k, str)}
 
 
 def with_adapter(model, adapter: str, revision: str | None = None):

@@ -457,7 +457,7 @@ def cached_model(
         config, tokenizer = checked_model(name, revision, kind, choosable, remote)
         complete_tokenizer(tokenizer, config)
         auto = getattr(transformers, AUTO_CLASSES[kind])
-        model = pretrained(auto, name, revision, **loading.options(config))
+        model = pretrained(auto, name, revision, **loading.options(config, str(checked)))
         if loading.adapter:
             model = with_adapter(model, loading.adapter)
         if loading.device_map is None:
