@@ -583,3 +583,19 @@ def test_a_language_no_file_is_of_is_refused(tmp_path):
     assert result.exit_code == 1
     assert result.stderr.startswith("error: --langs ru: no file given is of that language")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_default_treebank_names_those_of_its_language_that_are_there(tmp_path):
+    """A root without the language's default treebank (UD_English-EWT) but with another of
+    the language: the error names it and the option that reads it."""
+    root = tmp_path / "ud"
+    shutil.copytree(UD_ROOT / "UD_English-PUD", root / "UD_English-PUD")
+    args = ["build", "perturbed-ud", "--ud-root", str(root), "--langs", "en", "--seeds", "1",
+            "--limit", "5", "--out", str(tmp_path / "out")]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "the root has UD_English-PUD of that language: pass --treebank en=UD_English-PUD" in (
+        result.output
+    )
+    again = CliRunner().invoke(main, [*args, "--treebank", "en=UD_English-PUD"])
+    assert again.exit_code == 0, again.output

@@ -308,11 +308,27 @@ def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank
         raise SourceError(f"UD root {root} is not a folder")
     folder = Path(root) / name
     if not folder.is_dir():
-        raise SourceError(f"treebank folder {folder} not found (language {lang!r})")
+        others = _same_language(Path(root), name)
+        hint = (
+            f"; the root has {', '.join(others)} of that language: pass --treebank "
+            f"{lang}={others[0]}"
+            if others
+            else ""
+        )
+        raise SourceError(f"treebank folder {folder} not found (language {lang!r}){hint}")
     files = split_files(folder, split)
     if not files:
         raise MissingSplitError(f"{folder} has no *-ud-{split}.conllu file")
     return _treebank(lang, name, conllu_stem(files[0]).split("-ud-")[0], files, folder)
+
+
+def _same_language(root: Path, name: str) -> list[str]:
+    """The treebank folders of ``root`` named for the same language as ``name``
+    (``UD_Russian-GSD`` beside a missing ``UD_Russian-SynTagRus``), largest test file first."""
+    prefix = name.split("-")[0] + "-"
+    found = [f for f in root.glob(f"{prefix}*") if f.is_dir() and split_files(f, "test")]
+    size = {f: sum(p.stat().st_size for p in split_files(f, "test")) for f in found}
+    return [f.name for f in sorted(found, key=lambda f: (-size[f], f.name))]
 
 
 def sample_root() -> Path:
