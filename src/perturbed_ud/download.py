@@ -96,10 +96,17 @@ def _record(folder: Path, digests: dict[str, str]) -> None:
     write_text(record_path(folder), json.dumps(_recorded(folder) | digests, indent=1) + "\n")
 
 
+class NotOnServer(SourceError):
+    """The server answered that a file is not there (HTTP 404): absent, not unreachable."""
+
+
 def _fetch(url: str, target: Path, hint: str) -> None:
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
             target.write_bytes(response.read())
+    except urllib.error.HTTPError as err:
+        error = NotOnServer if err.code == 404 else SourceError
+        raise error(f"could not download {url}: {err}\n{hint}") from None
     except (urllib.error.URLError, OSError) as err:
         raise SourceError(f"could not download {url}: {err}\n{hint}") from None
 

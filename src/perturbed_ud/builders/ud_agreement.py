@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from datasets import Features, Value
 
@@ -19,11 +19,20 @@ from ..data.card import CardText, build_parameters, treebank_sources, ud_citatio
 from ..data.markdown import markdown_table
 from ..data.minimal_pairs import PAIR_FEATURES
 from ..data.writer import ParquetSplitWriter, rows_table
+from ..errors import InputError
 from ..files import file_sha256
 from ..grammar.agreement_pairs import (
+    ATTESTED,
+    BELOW_GATE,
+    CONSTRUCTION_GATE,
+    DUPLICATE,
+    MIN_ATTESTED,
+    MIN_SITES,
+    NOT_AGREEMENT,
     PHENOMENA,
     AgreementForms,
     AgreementPair,
+    SelfAgreement,
     lexicon_readings,
     sentence_pairs,
 )
@@ -34,9 +43,9 @@ from ..perturb.unimorph import LICENCE as UNIMORPH_LICENCE
 from ..perturb.unimorph import TABLES, unimorph_lexicon
 from ..perturb.word_forms import lexicon_files
 from ..registry import FAMILIES
-from ..settings import setting
+from ..settings import option_name, setting
 from ..ud.selection import Selection, select
-from ..ud.sources import Treebank
+from ..ud.sources import ALL_SPLITS, Treebank
 from .family import check_settings, version_setting
 from .ud_family import (
     TreebankSources,
@@ -123,11 +132,26 @@ def pair_row(lang: str, code: str, sent_id: str, forms: list[str], pair: Agreeme
 
 @dataclass(frozen=True, kw_only=True)
 class UDAgreementSettings:
-    """Everything that shapes a ud_agreement build: treebanks, sentences, form sources."""
+    """Everything that shapes a ud_agreement build: treebanks, sentences, form sources, and
+    how much of its own disagreement a treebank may show before a swap is refused."""
 
     treebanks: tuple[Treebank, ...] = treebanks_setting()
-    split: str = split_setting()
+    split: str = split_setting(ALL_SPLITS)
     selection: Selection = selection_setting()
+    attested_share: float = setting(
+        "refuse a swap to a value the language's treebanks show in the same construction "
+        "(phenomenon, pronoun or noun subject and its value, verb first or not) at least "
+        f"this often, and at least {MIN_ATTESTED} times: agreement is optional there",
+        signature="attested",
+        default=0.1,
+    )
+    self_agreement: float | None = setting(
+        "MultiBLiMP's gate: keep a phenomenon of a language only where its treebanks' words "
+        "agree with their subjects at least this often (MultiBLiMP: 0.9) [default: off]",
+        signature="self_agreement",
+        shown=lambda gate: "off" if gate is None else str(gate),
+        default=None,
+    )
     unimorph: bool = setting(
         "also take forms from the language's UniMorph table, fetched at a pinned commit into "
         f"the cache ({', '.join(sorted(TABLES))}); after the treebank's own forms",
@@ -139,7 +163,17 @@ class UDAgreementSettings:
 
     def __post_init__(self):
         check_settings(self, "treebanks")
-        check_treebanks(self)
+        check_treebanks(self, whole=True)
+        for name in ("attested_share", "self_agreement"):
+            if (share := getattr(self, name)) is not None and not 0 < share <= 1:
+                raise InputError(f"{option_name(name)} is a share in (0, 1], got {share}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreementSources(TreebankSources):
+    """The sources' options, each language reading every treebank of it under --ud-root."""
+
+    every_treebank: ClassVar[bool] = True
 
 
 @FAMILIES.register("agreement.ud.v1")
@@ -152,20 +186,28 @@ class UDAgreement(UDFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = UDAgreementSettings
-    sources_class = TreebankSources
+    sources_class = AgreementSources
     tasks = ("minimal-pair",)
     lm_eval_tasks = ("minimal_pair",)
 
     def conditions(self) -> list[str]:
         return SPLITS
 
-    def jobs(self) -> list[Treebank]:
-        return list(self.settings.treebanks)
+    def jobs(self) -> list[tuple[str, tuple[Treebank, ...]]]:
+        """A job per language: its treebanks together, so that a sentence in two of them
+        is read once and the treebanks' agreement is measured over all of them."""
+        by_lang: dict[str, list[Treebank]] = {}
+        for treebank in self.settings.treebanks:
+            by_lang.setdefault(treebank.lang, []).append(treebank)
+        return [(lang, tuple(treebanks)) for lang, treebanks in by_lang.items()]
 
-    def write(self, treebank: Treebank, writer: ParquetSplitWriter) -> dict:
-        """Every pair of one treebank's selected sentences, phenomenon by phenomenon."""
-        lang, code = treebank.lang, treebank.code
-        files = lexicon_files(treebank, [], siblings=True)
+    def write(self, job: tuple[str, tuple[Treebank, ...]], writer: ParquetSplitWriter) -> dict:
+        """Every pair of one language's selected sentences, phenomenon by phenomenon; a
+        sentence seen before (in another split or treebank) is read once."""
+        lang, treebanks = job
+        files = list(dict.fromkeys(
+            f for treebank in treebanks for f in lexicon_files(treebank, [], siblings=True)
+        ))  # fmt: skip
         unimorph = unimorph_lexicon(lang) if self.settings.unimorph else None
         pymorphy = lang == "ru" and pymorphy_available()
         extra = [*([unimorph] if unimorph else []), *([RussianParadigms()] if pymorphy else [])]
@@ -175,33 +217,63 @@ class UDAgreement(UDFamily):
             pymorphy=pymorphy,
             extra={"unimorph": lexicon_readings(unimorph)} if unimorph else None,
         )
-        rows: dict[str, list[dict]] = {split: [] for split in SPLITS}
-        counts, sources, dropped = Counter(), Counter(), Counter()
+        candidates, dropped, observed = [], Counter(), SelfAgreement()
+        seen: set[str] = set()
         sentences = 0
-        for s in select(treebank, self.settings.selection):
-            sentences += 1
-            for pair in sentence_pairs(s, lang, forms, readings, dropped):
-                rows[pair.phenomenon].append(pair_row(lang, code, s.sent_id, s.forms, pair))
-                counts[pair.phenomenon] += 1
-                sources[pair.form_source] += 1
-                if len(rows[pair.phenomenon]) == CHUNK_PAIRS:
-                    writer.write(lang, pair.phenomenon, rows_table(rows[pair.phenomenon], FEATURES))
-                    rows[pair.phenomenon] = []
-        for split, rest in rows.items():
-            writer.write(lang, split, rows_table(rest, FEATURES))
+        for treebank in treebanks:
+            for s in select(treebank, self.settings.selection):
+                text = " ".join(s.forms)
+                if text in seen:
+                    dropped[DUPLICATE] += 1
+                    continue
+                seen.add(text)
+                sentences += 1
+                found = sentence_pairs(s, lang, forms, readings, dropped, observed)
+                candidates += [(treebank.code, s.sent_id, s.forms, pair) for pair in found]
+        rows: dict[str, list[dict]] = {split: [] for split in SPLITS}
+        sources = Counter()
+        for code, sent_id, words, pair in candidates:
+            if why := self._refused(pair, observed):
+                dropped[f"{pair.phenomenon}:{why}"] += 1
+                continue
+            rows[pair.phenomenon].append(pair_row(lang, code, sent_id, words, pair))
+            sources[pair.form_source] += 1
+        for split, found in rows.items():
+            for start in range(0, len(found), CHUNK_PAIRS):
+                writer.write(lang, split, rows_table(found[start : start + CHUNK_PAIRS], FEATURES))
         return {
             "lang": lang,
             "config": {
                 "sentences": sentences,
-                "splits": {split: counts[split] for split in SPLITS if counts[split]},
+                "treebanks": [t.code for t in treebanks],
+                "splits": {split: len(rows[split]) for split in SPLITS if rows[split]},
                 "form_sources": dict(sorted(sources.items())),
                 "dropped": dict(sorted(dropped.items())),
+                "self_agreement": {
+                    split: round(observed.rate(split), 4)
+                    for split in SPLITS
+                    if any(c[0] == split for c, _ in observed.observed)
+                },
             },
             "read": {
-                "lexicon": [{"name": f.name, "sha256": treebank_sha(treebank, f)} for f in files],
+                "lexicon": [{"name": f.name, "sha256": _sha(treebanks, f)} for f in files],
                 "extra": [_describe(lexicon) for lexicon in extra],
             },
         }
+
+    def _refused(self, pair: AgreementPair, observed: SelfAgreement) -> str | None:
+        """Why the language's own treebanks say a pair is no error: its phenomenon falls
+        below the self-agreement gate, or its swapped value is common in its construction."""
+        gate = self.settings.self_agreement
+        if gate is not None and observed.rate(pair.phenomenon) < gate:
+            return BELOW_GATE
+        sites, rate = observed.construction_rate(pair.construction)
+        if sites >= MIN_SITES and rate < CONSTRUCTION_GATE:
+            return NOT_AGREEMENT
+        seen, share = observed.share(pair.construction, pair.bad_value)
+        if seen >= MIN_ATTESTED and share >= self.settings.attested_share:
+            return ATTESTED
+        return None
 
     def manifest(self, results: list[dict]) -> dict:
         return {
@@ -316,9 +388,10 @@ and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or
         )
 
 
-def treebank_sha(treebank: Treebank, path: Path) -> str:
-    """A lexicon file's sha256: recorded for the treebank's own files, hashed for siblings."""
-    return treebank.sha256.get(path.name) or file_sha256(path)
+def _sha(treebanks: tuple[Treebank, ...], path: Path) -> str:
+    """A lexicon file's sha256: recorded for the treebanks' own files, hashed for others."""
+    recorded = {name: sha for t in treebanks for name, sha in t.sha256.items()}
+    return recorded.get(path.name) or file_sha256(path)
 
 
 def _counts(counts: dict) -> str:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 from ..errors import InputError
 from ..settings import field_default, setting
 from ..ud.selection import Selection
+from ..ud.sources import ALL_SPLITS, UD_RELEASE, Treebank, parse_treebank_overrides, resolve
 from ..ud.sources import SPLITS as UD_SPLITS
-from ..ud.sources import UD_RELEASE, Treebank, parse_treebank_overrides, resolve
 from .family import DatasetFamily, check_settings, version_setting
 
 
@@ -32,8 +32,11 @@ def treebanks_setting() -> Any:
     )
 
 
-def split_setting() -> Any:
-    return setting("the UD split read: train, dev or test", signature="split", default="test")
+def split_setting(default: str = "test") -> Any:
+    every = f" or {ALL_SPLITS} (every split the treebank has)" if default == ALL_SPLITS else ""
+    return setting(
+        f"the UD split read: train, dev, test{every}", signature="split", default=default
+    )
 
 
 def selection_setting() -> Any:
@@ -45,14 +48,18 @@ def selection_setting() -> Any:
     )
 
 
-def check_treebanks(settings: Any) -> None:
-    """Shared checks of the treebanks and split of a settings object."""
+def check_treebanks(settings: Any, *, whole: bool = False) -> None:
+    """Shared checks of the treebanks and split of a settings object; a ``whole`` family
+    reads every split (``all``) and several treebanks of a language, none twice."""
     if not settings.treebanks:
         raise InputError("no treebank given")
-    if settings.split not in UD_SPLITS:
-        raise InputError(f"unknown split {settings.split!r}; choose one of {', '.join(UD_SPLITS)}")
-    langs = [t.lang for t in settings.treebanks]
-    duplicated = sorted({lang for lang in langs if langs.count(lang) > 1})
+    splits = (*UD_SPLITS, ALL_SPLITS) if whole else UD_SPLITS
+    if settings.split not in splits:
+        raise InputError(f"unknown split {settings.split!r}; choose one of {', '.join(splits)}")
+    keys = [t.name if whole else t.lang for t in settings.treebanks]
+    duplicated = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicated and whole:
+        raise InputError(f"{', '.join(duplicated)} given twice: name each treebank once")
     if duplicated:
         raise InputError(f"more than one treebank for {duplicated}: build them separately")
 
@@ -100,8 +107,9 @@ def langs_setting(default: tuple[str, ...]) -> Any:
     """The languages read. Not given, they are a family's ``default``, or with --files the
     files' own; given with --files, they choose among the files."""
     return setting(
-        f"the languages read (ISO codes) [default: {','.join(default)}; with --files: the "
-        "languages of the files, or those of them given here]",
+        f"the languages read (ISO codes, or all: every language of the source) [default: "
+        f"{','.join(default)}; with --files: the languages of the files, or those of them "
+        "given here]",
         default=None,
     )
 
@@ -145,6 +153,9 @@ class TreebankSources:
     def selection(self) -> Selection:
         return Selection(limit=self.limit, sample=self.sample, sample_seed=self.sample_seed)
 
+    # Whether a language reads every treebank of it under --ud-root (else its default).
+    every_treebank: ClassVar[bool] = False
+
     def treebanks(self, split: str) -> list[Treebank]:
         """The treebanks named, resolved (and downloaded) now."""
         return resolve(
@@ -156,6 +167,7 @@ class TreebankSources:
             fetch=self.download,
             offline=self.offline,
             ud_release=self.ud_release,
+            every_treebank=self.every_treebank,
         )
 
 

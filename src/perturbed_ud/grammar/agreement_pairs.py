@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -79,6 +79,26 @@ NO_FORM, SYNCRETIC, AMBIGUOUS = "no_form", "same_form", "ambiguous"
 NOT_NOMINATIVE, QUANTIFIED = "subject_not_nominative", "quantified_subject"
 AMBIGUOUS_SUBJECT, OPTIONAL = "ambiguous_subject", "optional_agreement"
 OTHER_READING, NOT_MINIMAL = "other_reading", "changes_more_than_agreement"
+PREDICATE, HONORIFIC = "predicate_agreement", "honorific_plural"
+PARENTHETICAL, ATTESTED = "parenthetical", "attested_in_treebank"
+BELOW_GATE = "below_self_agreement_gate"
+MIN_ATTESTED = 2  # a value seen once in a construction may be an annotation error
+NOT_AGREEMENT = "construction_does_not_agree"
+# A construction (`Site.construction` but the subject's value) whose word has its subject's
+# value on fewer than this share of at least `MIN_SITES` sites does not agree.
+CONSTRUCTION_GATE, MIN_SITES = 0.75, 5
+DUPLICATE = "duplicate_sentence"
+CLITIC_MARKS = frozenset("'’")  # a form opening with one is written onto the word before
+# A subject not in the nominative controls the verb's features of its own layer: Basque
+# marks ergative and absolutive agreement (``Number[erg]``, ``Person[abs]``), Georgian its
+# subject's whatever its case (``Number[subj]``).
+LAYERS = {"Erg": "erg", "Abs": "abs"}
+# Clauses that comment on another (*it is, you know, fine*; *I think*): formulas, whose
+# agreement a speaker may reduce (*y'know*) and whose swap can be read as a new address.
+PARENTHETICAL_DEPRELS = frozenset({"parataxis", "discourse"})
+# Predicates a copular clause's verb may agree with instead of its subject (*the problem
+# are the students*; Italian *il problema sono gli studenti*; *it am I*).
+PREDICATE_UPOS = frozenset({"NOUN", "PROPN", "PRON", "NUM", "DET"})
 
 
 class Optional(NamedTuple):
@@ -94,10 +114,10 @@ class Optional(NamedTuple):
 
 # Turkish third-person plural subjects often take a singular verb (*çocuklar geldi*), and a
 # third-person plural verb may be an honorific or have a dropped subject; Arabic verbs before
-# a plural subject are singular (*ذهب الطلاب*), and may be masculine before a feminine subject
-# that is not a woman or stands apart from the verb (*طلع الشمس*) and of either gender before
-# a broken or non-human plural (*قالت الرجال*), which UD does not tell from a sound masculine
-# plural (whose verb is masculine: those swaps are refused too); Spanish,
+# a plural or dual subject are singular (*ذهب الطلاب*), and may be masculine before a feminine
+# subject that is not a woman or stands apart from the verb (*طلع الشمس*) and of either
+# gender before a broken or non-human plural (*قالت الرجال*), which UD does not tell from a
+# sound masculine plural (whose verb is masculine: those swaps are refused too); Spanish,
 # Catalan and Greek plural subjects take a first or second person plural verb that includes
 # the speaker or hearer (*los españoles somos*).
 _UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
@@ -108,6 +128,7 @@ OPTIONAL_AGREEMENT = {
     ),
     "ar": (
         Optional("Number", "Plur", "Sing", "Plur", verb_first=True),
+        Optional("Number", "Dual", "Sing", "Dual", verb_first=True),
         Optional("Gender", "Fem", "Masc", "Sing", verb_first=True),
         Optional("Gender", "Fem", "Masc", "Dual", verb_first=True),
         Optional("Gender", "Fem", "Masc", "Plur", verb_first=True),
@@ -117,6 +138,11 @@ OPTIONAL_AGREEMENT = {
     "ca": _UNAGREEMENT,
     "el": _UNAGREEMENT,
 }
+# Languages whose singular subjects take a plural verb for respect (Hindi/Urdu *pitājī āe*,
+# Persian, Marathi, Tamil, Bengali, Nepali, Telugu): a swap to the plural there may be an
+# honorific. A treebank that marks politeness on its verbs (``Polite=Form`` on VERB or AUX)
+# puts its language in the class too.
+HONORIFIC_PLURAL = frozenset(["hi", "ur", "fa", "mr", "ta", "bn", "ne", "te", "kn", "ml", "gu"])
 # Languages that often write a vocative without a comma, so that a first- or second-person
 # verb may have a dropped pronoun subject and the nominal subject be addressed.
 VOCATIVE_WITHOUT_COMMA = frozenset(["tr"])
@@ -205,6 +231,7 @@ class AgreementPair:
     sentence_good: str
     sentence_bad: str
     position: int  # the changed word among the sentence's space-separated words
+    construction: tuple = ()  # what its treebank's agreement rate is measured over
 
 
 class AgreementForms:
@@ -212,21 +239,29 @@ class AgreementForms:
     pymorphy3; and the values each agreement feature takes per UPOS in the lexicons (a swap
     only goes to those)."""
 
-    def __init__(self, lexicons: list, nominals: dict[str, dict[str, set]] | None = None):
+    def __init__(
+        self,
+        lexicons: list,
+        nominals: dict[str, dict[str, set]] | None = None,
+        *,
+        polite_verbs: bool = False,
+    ):
         self.lexicons = lexicons
         self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
+        self.polite_verbs = polite_verbs  # the treebank marks politeness on verbs
+        # (UPOS, feature as FEATS names it, layered ones too) -> the values it takes
         self.inventory: dict[tuple[str, str], set[str]] = {}
         for lexicon in lexicons:
             for (upos, _), by_feats in getattr(lexicon, "entries", {}).items():
                 for feats in by_feats:
-                    parsed = parse_feats(feats)
-                    for name in AGREEMENT:
-                        self.inventory.setdefault((upos, name), set()).update(values(parsed, name))
+                    for key, value in parse_feats(feats).items():
+                        if base_feature(key) in AGREEMENT:
+                            self.inventory.setdefault((upos, key), set()).update(value.split(","))
 
     @classmethod
     def from_ud(cls, files: Iterable[Path], extra: list = ()) -> AgreementForms:
         """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``."""
-        lexicon, nominals = Lexicon("ud"), {}
+        lexicon, nominals, polite = Lexicon("ud"), {}, False
         for path in files:
             for s in read_conllu(path):
                 for i, upos in enumerate(s.upos):
@@ -235,13 +270,14 @@ class AgreementForms:
                     if upos in HEAD_UPOS:
                         lemma = lemma_or_form(s.forms[i], s.lemmas[i])
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
+                        polite = polite or {"Polite=Form", "Person=3"} <= set(s.feats[i].split("|"))
                     elif upos in SUBJECT_UPOS:
                         feats = parse_feats(s.feats[i])
                         if _nominative(feats):
                             found = nominals.setdefault(normalise(s.forms[i]), {})
                             for name in AGREEMENT:
                                 found.setdefault(name, set()).update(values(feats, name))
-        return cls([lexicon, *extra], nominals)
+        return cls([lexicon, *extra], nominals, polite_verbs=polite)
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:
         """Whether the subject's form is also read, as a nominative, with ``value``."""
@@ -251,9 +287,12 @@ class AgreementForms:
         return sorted(self.inventory.get((upos, feature), set()) - {value})
 
     def form(self, upos: str, lemma: str, feats: str) -> tuple[str, str] | None:
-        """The commonest form of the cell and the lexicon it came from, or None."""
+        """The commonest form of the cell that stands as a word of its own (not a clitic
+        written onto the word before: English *'re*), and the lexicon it came from, or
+        None."""
         for lexicon in self.lexicons:
-            if forms := lexicon.forms(upos, lemma, feats):
+            forms = [f for f in lexicon.forms(upos, lemma, feats) if f[:1] not in CLITIC_MARKS]
+            if forms:
                 return forms[0], lexicon.name.split(":")[0]
         return None
 
@@ -269,8 +308,26 @@ def lexicon_readings(lexicon: Lexicon) -> dict[str, frozenset[Reading]]:
     return {form: frozenset(found) for form, found in readings.items()}
 
 
+def base_feature(key: str) -> str:
+    """A feature's name without its layer: ``Number[erg]`` -> ``Number``."""
+    return key.split("[", 1)[0]
+
+
+def agreement_key(feats: dict[str, str], name: str, case: str | None) -> str | None:
+    """The key under which a word's FEATS carry agreement in ``name`` with a subject in
+    ``case``: the plain feature with a nominative (or caseless) subject, else the layer that
+    names the subject (``Number[subj]``, or ``Number[erg]`` for an ergative one)."""
+    if "Nom" in (case or "Nom").split(",") and name in feats:
+        return name
+    for layer in ("subj", LAYERS.get(case or "")):
+        if layer and f"{name}[{layer}]" in feats:
+            return f"{name}[{layer}]"
+    return None
+
+
 def _nominative(feats: dict[str, str]) -> bool:
-    return feats.get("Case", "Nom") == "Nom"
+    """Caseless, or nominative among its readings (Romanian *Case=Acc,Nom*)."""
+    return "Nom" in feats.get("Case", "Nom").split(",")
 
 
 def _entry(form: str, lemma: str) -> str:
@@ -308,20 +365,29 @@ def _surface(s: Sentence) -> tuple[list[str], list[int]]:
 
 def _swap_targets(cols: SentenceColumns, head: int) -> Iterator[tuple[str, int]]:
     """(kind, word index) of the words that agree with the head's subject."""
-    children = [k for k, h in enumerate(cols.heads) if h == head + 1]
-    auxiliaries = [k for k in children if cols.deprels[k].split(":")[0] in ("aux", "cop")]
+    auxiliaries = [
+        k for k in _children(cols, head) if cols.deprels[k].split(":")[0] in ("aux", "cop")
+    ]
     finite = auxiliaries[0] if auxiliaries else head
-    if _finite(parse_feats(cols.feats[finite])):
+    if cols.upos[finite] in HEAD_UPOS and _finite(parse_feats(cols.feats[finite])):
         yield "sv", finite
     feats = parse_feats(cols.feats[head])
     if cols.upos[head] == "VERB" and feats.get("VerbForm") == "Part":
         yield "sp", head
 
 
+def _children(cols: SentenceColumns, head: int) -> list[int]:
+    return [k for k, h in enumerate(cols.heads) if h == head + 1]
+
+
 def _finite(feats: dict[str, str]) -> bool:
-    """VerbForm=Fin; treebanks that leave finite verbs without VerbForm (Turkish, Arabic,
-    Hebrew) give them a Person."""
-    return feats.get("VerbForm", "Fin" if "Person" in feats else "") == "Fin"
+    """VerbForm=Fin; a verb without VerbForm (Turkish, Arabic, Hebrew, Irish, Persian,
+    Georgian copulas) is finite when it carries a finite category (mood, tense or person)
+    and no case: a case-marked verb is a nominalised one (Turkish *bilmem*, my knowing)."""
+    if "VerbForm" in feats:
+        return feats["VerbForm"] == "Fin"
+    finite = any(base_feature(key) in ("Mood", "Tense", "Person") for key in feats)
+    return finite and "Case" not in feats
 
 
 def _subject_value(cols: SentenceColumns, subject: int, feature: str) -> frozenset[str]:
@@ -332,9 +398,15 @@ def _subject_value(cols: SentenceColumns, subject: int, feature: str) -> frozens
 
 
 def sentence_pairs(
-    s: Sentence, lang: str, forms: AgreementForms, readings: AgreementReadings, dropped: Counter
+    s: Sentence,
+    lang: str,
+    forms: AgreementForms,
+    readings: AgreementReadings,
+    dropped: Counter,
+    observed: SelfAgreement | None = None,
 ) -> list[AgreementPair]:
-    """Every pair of one sentence; what gave none is counted in ``dropped``."""
+    """Every pair of one sentence; what gave none is counted in ``dropped``, and every site's
+    agreement in ``observed``."""
     if len(s.forms) > MAX_WORDS:
         dropped[TOO_LONG] += 1
         return []
@@ -348,25 +420,28 @@ def sentence_pairs(
         head = cols.heads[subject] - 1
         if deprel != "nsubj" or upos not in SUBJECT_UPOS or head < 0:
             continue
-        if cols.upos[head] not in HEAD_UPOS:
+        siblings = [cols.deprels[k] for k in _children(cols, head)]
+        if cols.upos[head] not in HEAD_UPOS and "cop" not in siblings:
             continue
-        dependents = [cols.deprels[k] for k, h in enumerate(cols.heads) if h == subject + 1]
+        dependents = [cols.deprels[k] for k in _children(cols, subject)]
         if "conj" in dependents:
             dropped[COORDINATED] += 1
-            continue
-        if not _nominative(parse_feats(cols.feats[subject])):
-            dropped[NOT_NOMINATIVE] += 1
             continue
         if any(d in ("nummod:gov", "det:numgov") for d in dependents):
             dropped[QUANTIFIED] += 1
             continue
-        siblings = [cols.deprels[k] for k, h in enumerate(cols.heads) if h == head + 1]
         if any(d.startswith("expl") or d in ("nsubj:outer", "csubj:outer") for d in siblings):
             dropped[EXPLETIVE] += 1
             continue
+        if cols.deprels[head].split(":")[0] in PARENTHETICAL_DEPRELS:
+            dropped[PARENTHETICAL] += 1
+            continue
         for kind, target in _swap_targets(cols, head):
-            site = Site(lang, cols, subject, target, kind, parts, part_of)
-            pairs += _target_pairs(site, forms, readings, dropped)
+            site = Site(lang, cols, subject, head, target, kind, parts, part_of)
+            if not site.nominative and not site.keys:
+                dropped[NOT_NOMINATIVE] += 1
+                continue
+            pairs += _target_pairs(site, forms, readings, dropped, observed)
     return pairs
 
 
@@ -377,6 +452,7 @@ class Site:
     lang: str
     cols: SentenceColumns
     subject: int
+    head: int  # the clause's head: the verb, or a copular clause's predicate
     target: int
     kind: str  # sv or sp
     parts: list[str]  # the sentence's text, token by token (`_surface`)
@@ -392,14 +468,43 @@ class Site:
         return parse_feats(self.cols.feats[self.subject])
 
     @cached_property
+    def nominative(self) -> bool:
+        return _nominative(self.subject_feats)
+
+    @cached_property
+    def keys(self) -> dict[str, str]:
+        """Agreement feature -> the key the agreeing word's FEATS carry it under for this
+        subject (`agreement_key`); a subject not in the nominative controls only a layer
+        named for it."""
+        case = self.subject_feats.get("Case")
+        found = {name: agreement_key(self.feats, name, case) for name in AGREEMENT}
+        if self.nominative:
+            return {name: key for name, key in found.items() if key}
+        return {name: key for name, key in found.items() if key and key != name}
+
+    @cached_property
     def lemma(self) -> str:
         """The agreeing word's lemma, its form where the treebank gives none."""
         return lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
 
-    def optional(self, feature: str, good: str, bad: str) -> bool:
-        """Whether the language also allows the swapped value here: an `OPTIONAL_AGREEMENT`
-        rule, a collective noun's plural, a title whose gender is its bearer's (*ח"כ
-        גולדמן*, *Dr. Smith*)."""
+    def construction(self, feature: str) -> tuple:
+        """What the treebank's rate of each value is measured over: the phenomenon, the
+        subject's kind (pronoun or noun) and value, whether the verb comes first, and a
+        participle's auxiliaries (Spanish *ha comido* never agrees, *fue construida* does)."""
+        value = ",".join(sorted(_subject_value(self.cols, self.subject, feature)))
+        pronoun = self.cols.upos[self.subject] == "PRON"
+        cols = self.cols
+        auxiliaries = "+".join(sorted(
+            lemma_or_form(cols.forms[k], cols.lemmas[k]).lower()
+            for k in _children(cols, self.head) if cols.deprels[k].startswith("aux")
+        )) if self.kind == "sp" else ""  # fmt: skip
+        return (PHENOMENA[self.kind, feature], pronoun, value, self.target < self.subject,
+                auxiliaries)  # fmt: skip
+
+    def optional(self, feature: str, good: str, bad: str) -> str | None:
+        """Why the language also allows the swapped value here, or None: an
+        `OPTIONAL_AGREEMENT` rule, a collective noun's plural, a title whose gender is its
+        bearer's (*ח"כ גולדמן*, *Dr. Smith*), an honorific plural."""
         cols, subject = self.cols, self.subject
         number, person = self.subject_feats.get("Number"), self.feats.get("Person")
         for rule in OPTIONAL_AGREEMENT.get(self.lang, ()):
@@ -408,40 +513,127 @@ class Site:
                 and (not rule.verb_first or self.target < subject)
                 and rule.person in (None, person)
             ):
-                return True
+                return OPTIONAL
         lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject]).lower()
         if feature == "Number" and lemma in COLLECTIVE_NOUNS.get(self.lang, ()):
-            return True
-        named = any(h == subject + 1 and cols.upos[k] == "PROPN" for k, h in enumerate(cols.heads))
-        return feature == "Gender" and cols.upos[subject] == "NOUN" and named
+            return OPTIONAL
+        named = any(cols.upos[k] == "PROPN" for k in _children(cols, subject))
+        if feature == "Gender" and cols.upos[subject] == "NOUN" and named:
+            return OPTIONAL
+        return None
+
+    def honorific(self, forms: AgreementForms, feature: str, bad: str) -> bool:
+        """A swap to the plural of a singular second or third person, in a language whose
+        plural verb may honour its subject (`HONORIFIC_PLURAL`, or a treebank that marks
+        politeness on its verbs)."""
+        if (feature, bad) != ("Number", "Plur") or self.subject_feats.get("Number") != "Sing":
+            return False
+        if "1" in _subject_value(self.cols, self.subject, "Person"):
+            return False
+        return self.lang in HONORIFIC_PLURAL or forms.polite_verbs
+
+    def predicate_agrees(self, feature: str, bad: str) -> bool:
+        """Whether a copular clause's predicate carries the swapped value, so that the verb
+        may agree with it instead (*the cause are the floods*, *it am I*): the clause head
+        whose copula is the agreeing word, or a nominal complement (``xcomp``) of the head."""
+        cols = self.cols
+        predicates = [k for k in _children(cols, self.head) if cols.deprels[k] == "xcomp"]
+        if any(cols.deprels[k] == "cop" for k in _children(cols, self.head)):
+            predicates.append(self.head)
+        return any(
+            cols.upos[k] in PREDICATE_UPOS and bad in values(parse_feats(cols.feats[k]), feature)
+            for k in predicates
+        )
 
     def other_reading(self, person: str) -> bool:
         """Whether the swap to `person` lets the subject be read as something else: addressed
-        (a second-person imperative; where vocatives go without a comma, a second-person
-        verb, *Çocuklar ödevinizi yapmadınız*, children, you did not do your homework, or a
-        first-person verb after a noun, *gazeteciler geliyorum*, journalists, I am coming),
-        or the predicate of a verb like Turkish *ol-* with a dropped pronoun subject (*ne
+        (a second-person imperative; a noun set off by a comma, or in a clause that
+        addresses someone, read as a vocative with a dropped pronoun subject, *Children, you
+        come*; where vocatives go without a comma, a second-person verb, *Çocuklar
+        ödevinizi yapmadınız*, children, you did not do your homework, or a first-person
+        verb after a noun, *gazeteciler geliyorum*, journalists, I am coming), or the
+        predicate of a verb like Turkish *ol-* with a dropped pronoun subject (*ne
         oldum*)."""
         if person == "2" and self.feats.get("Mood") == "Imp":
             return True
-        if self.lang in VOCATIVE_WITHOUT_COMMA and person in ("1", "2"):
-            # a pronoun, or a noun of a third person's (*annesi*, his mother), is not addressed
-            possessor = self.subject_feats.get("Person[psor]")
-            if self.cols.upos[self.subject] != "PRON" and possessor != "3":
-                return True
+        cols, subject = self.cols, self.subject
+        # a noun of a third person's (*annesi*, his mother) is not addressed
+        addressable = (
+            person in ("1", "2")
+            and cols.upos[subject] != "PRON"
+            and self.subject_feats.get("Person[psor]") != "3"
+        )
+        if addressable and (
+            self.lang in VOCATIVE_WITHOUT_COMMA or self.set_off() or self.addresses()
+        ):
+            return True
         return self.lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
 
+    def set_off(self) -> bool:
+        """Whether the subject is set off by a comma next to it, as a vocative is."""
+        span = [self.subject, *_children(self.cols, self.subject)]
+        before, after = min(span) - 1, max(span) + 1
+        return any(
+            0 <= k < len(self.cols.forms) and self.cols.forms[k] == "," for k in (before, after)
+        )
 
-def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
+    def addresses(self) -> bool:
+        """Whether the clause has a vocative: the addressee may be the swapped verb's subject."""
+        return "vocative" in (self.cols.deprels[k] for k in _children(self.cols, self.head))
+
+
+@dataclass
+class SelfAgreement:
+    """How often a language's treebanks show each value on the agreeing word, construction
+    by construction (`Site.construction`): where they show the swapped value often enough,
+    agreement is optional there and the swap no error (in the spirit of MultiBLiMP's
+    self-agreement filter, which also gives a phenomenon's overall rate for its gate)."""
+
+    observed: Counter = field(default_factory=Counter)
+
+    def see(self, construction: tuple, value: str) -> None:
+        self.observed[construction, value] += 1
+
+    def share(self, construction: tuple, value: str) -> tuple[int, float]:
+        """How often the construction shows ``value``, and its share of the construction."""
+        seen = self.observed[construction, value]
+        total = sum(n for (c, _), n in self.observed.items() if c == construction)
+        return seen, seen / total if total else 0.0
+
+    def rate(self, phenomenon: str) -> float:
+        """The share of a phenomenon's sites whose word has the subject's value."""
+        return self._agreeing(lambda c: c[0] == phenomenon)
+
+    def construction_rate(self, construction: tuple) -> tuple[int, float]:
+        """How many sites a construction has whatever the subject's value, and the share of
+        them whose word has the subject's value: where the word's value does not follow the
+        subject's (a participle after *haber*), the construction is no agreement."""
+
+        def same(c: tuple) -> bool:
+            return c[:2] == construction[:2] and c[3:] == construction[3:]
+
+        return sum(n for (c, _), n in self.observed.items() if same(c)), self._agreeing(same)
+
+    def _agreeing(self, chosen) -> float:
+        sites = [(c, v, n) for (c, v), n in self.observed.items() if chosen(c)]
+        total = sum(n for _, _, n in sites)
+        return sum(n for c, v, n in sites if v in c[2].split(",")) / total if total else 1.0
+
+
+def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[AgreementPair]:
     cols, subject, target, parts, part_of = (site.cols, site.subject, site.target, site.parts,
                                               site.part_of)  # fmt: skip
-    feats = site.feats
-    carried = [name for name in AGREEMENT if len(values(feats, name)) == 1]
+    feats, keys = site.feats, site.keys
+    carried = [name for name, key in keys.items() if len(values(feats, key)) == 1]
     subject_values = {name: _subject_value(cols, subject, name) for name in AGREEMENT}
     subject_values = {name: v for name, v in subject_values.items() if v}
     for name in subject_values:
-        if not values(feats, name):
+        if name not in keys:
             dropped[f"{PHENOMENA[site.kind, name]}:{TARGET_UNANNOTATED}"] += 1
+    if observed is not None:
+        for name in carried:
+            if len(subject_values.get(name, ())) == 1:
+                observed.see(site.construction(name), feats[keys[name]])
     if not carried:
         return []
     k = part_of[target]
@@ -450,17 +642,26 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
         return []
     upos, form = cols.upos[target], cols.forms[target]
     cell = Reading.of(feats)
+    # a word that disagrees with its subject in one feature (attraction, *the murder of
+    # civilians are*, or an annotation error) gives no pair in any, unless the language
+    # allows it (Arabic *ذهب الطلاب*)
+    disagreeing = any(
+        feats[keys[name]] not in subject_values[name]
+        and not site.optional(name, *subject_values[name], feats[keys[name]])
+        for name in carried
+        if len(subject_values.get(name, ())) == 1
+    )
     pairs = []
     for feature in carried:
-        phenomenon = PHENOMENA[site.kind, feature]
+        phenomenon, key = PHENOMENA[site.kind, feature], keys[feature]
         if feature not in subject_values:
             dropped[f"{phenomenon}:{UNANNOTATED}"] += 1
             continue
-        if feats[feature] not in subject_values[feature]:
+        if disagreeing or feats[key] not in subject_values[feature]:
             dropped[f"{phenomenon}:{DISAGREE}"] += 1
             continue
-        for value in forms.other_values(upos, feature, feats[feature]):
-            bad_feats = "|".join(f"{k}={value if k == feature else v}" for k, v in sorted(
+        for value in forms.other_values(upos, key, feats[key]):
+            bad_feats = "|".join(f"{k}={value if k == key else v}" for k, v in sorted(
                 feats.items(), key=lambda kv: kv[0].lower()))  # fmt: skip
             found = forms.form(upos, site.lemma, bad_feats)
             if found is None:
@@ -481,8 +682,8 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
                     phenomenon=phenomenon,
                     subject=subject,
                     target=target,
-                    feature=feature,
-                    good_value=feats[feature],
+                    feature=key,
+                    good_value=feats[key],
                     bad_value=value,
                     good_feats=cols.feats[target],
                     bad_feats=bad_feats,
@@ -492,6 +693,7 @@ def _target_pairs(site: Site, forms, readings, dropped) -> list[AgreementPair]:
                     sentence_good=good_text,
                     sentence_bad=bad_text,
                     position="".join(parts[:k]).count(" "),
+                    construction=site.construction(feature),
                 )
             )
     return pairs
@@ -509,8 +711,12 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         is_lemma = lemma.lower() in (form.lower(), bad_form.lower())
         if shared < len(lemma) or (shared == len(lemma) and not is_lemma):
             return NOT_MINIMAL
-    if site.optional(feature, site.feats[feature], bad):
-        return OPTIONAL
+    if why := site.optional(feature, site.feats[site.keys[feature]], bad):
+        return why
+    if site.honorific(forms, feature, bad):
+        return HONORIFIC
+    if site.predicate_agrees(feature, bad):
+        return PREDICATE
     if feature == "Person" and site.other_reading(bad):
         return OTHER_READING
     if forms.subject_reads(site.cols.forms[site.subject], feature, bad):

@@ -17,7 +17,7 @@ from functools import cache
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from ..download import cache_dir, cached, fetch_all
+from ..download import NotOnServer, cache_dir, cached, fetch_all
 from ..errors import MissingSplitError, SourceError
 from ..files import check_name, file_sha256
 from ..licences import stated_licence
@@ -83,6 +83,11 @@ DEFAULT_TREEBANKS = {
 }
 
 SPLITS = ("train", "dev", "test")
+# Every split a treebank has, read in `SPLITS` order (families that read whole treebanks).
+ALL_SPLITS = "all"
+# Every language a source has (`--langs all`): those under a UD root, the packaged sample's,
+# or every language with a default treebank to download.
+ALL_LANGUAGES = "all"
 
 
 @dataclass
@@ -302,8 +307,27 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
     return treebanks
 
 
+def _split_files(folder: Path, split: str) -> list[Path]:
+    """A split's files; with ``all``, those of every split the folder has, train first."""
+    if split != ALL_SPLITS:
+        return split_files(folder, split)
+    return [f for each in SPLITS for f in split_files(folder, each)]
+
+
+def languages_under(root: str | Path) -> dict[str, list[str]]:
+    """Language code -> the UD_* folders of ``root`` holding its CoNLL-U files, by name; the
+    code is the files' own prefix (``ru_gsd-ud-test.conllu``), as UD names every file."""
+    found: dict[str, list[str]] = {}
+    for folder in sorted(Path(root).glob("UD_*")):
+        files = split_files(folder, "*") if folder.is_dir() else []
+        for lang in sorted({conllu_stem(f).split("-ud-")[0].split("_")[0] for f in files}):
+            found.setdefault(lang, []).append(folder.name)
+    return found
+
+
 def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank:
-    """``<root>/<UD_Name>/<code>-ud-<split>.conllu`` (or ``.conllu.gz``, ``.conllu.xz``)."""
+    """``<root>/<UD_Name>/<code>-ud-<split>.conllu`` (or ``.conllu.gz``, ``.conllu.xz``);
+    with split ``all``, every split there is."""
     if not Path(root).is_dir():
         raise SourceError(f"UD root {root} is not a folder")
     folder = Path(root) / name
@@ -316,7 +340,7 @@ def from_ud_root(root: str | Path, lang: str, name: str, split: str) -> Treebank
             else ""
         )
         raise SourceError(f"treebank folder {folder} not found (language {lang!r}){hint}")
-    files = split_files(folder, split)
+    files = _split_files(folder, split)
     if not files:
         raise MissingSplitError(f"{folder} has no *-ud-{split}.conllu file")
     return _treebank(lang, name, conllu_stem(files[0]).split("-ud-")[0], files, folder)
@@ -359,7 +383,7 @@ def from_sample(lang: str, split: str, name: str | None = None) -> Treebank:
             f"the packaged sample holds {entry['name']} for {lang!r}, not {name}; "
             "use --ud-root DIR or --download for other treebanks"
         )
-    if split != "test":
+    if split not in ("test", ALL_SPLITS):
         raise SourceError(
             f"the PUD treebanks have only a test split, not {split!r}; "
             "use --ud-root DIR or --download for other splits"
@@ -387,6 +411,8 @@ def download(
     when all have arrived, so a failed download leaves nothing behind; a cached file is read
     only if it still has the sha256 recorded when it was downloaded.
     """
+    if split == ALL_SPLITS:
+        return _download_every_split(lang, name, release, base_url, offline)
     base_url = base_url or os.environ.get("PERTURBED_UD_BASE_URL", UD_BASE_URL)
     code = treebank_code(lang, name)
     folder = cache_dir() / "ud" / release / name
@@ -397,6 +423,30 @@ def download(
         fetch_all(url, missing, folder, hint=NO_DOWNLOAD_HINT)
     treebank = _treebank(lang, name, code, [folder / wanted[0]], folder)
     treebank.release, treebank.release_source = release, "download"
+    return treebank
+
+
+def _download_every_split(
+    lang: str, name: str, release: str, base_url: str | None, offline: bool
+) -> Treebank:
+    """Every split the repository has at ``release`` (a split it lacks answers 404; with
+    ``offline``, every split in the cache), as one treebank."""
+    found = []
+    for split in SPLITS:
+        try:
+            found.append(download(lang, name, split, release=release, base_url=base_url,
+                                  offline=offline))  # fmt: skip
+        except NotOnServer:
+            continue
+        except SourceError:
+            if not offline:
+                raise
+    if not found:
+        raise MissingSplitError(f"{name} at {release} has no split here (online: none of "
+                                f"{', '.join(SPLITS)} was found)")  # fmt: skip
+    treebank = found[0]
+    treebank.files = [f for t in found for f in t.files]
+    treebank.sha256 = {k: v for t in found for k, v in t.sha256.items()}
     return treebank
 
 
@@ -432,17 +482,26 @@ def resolve(
     fetch: bool = False,
     offline: bool = False,
     ud_release: str | None = None,
+    every_treebank: bool = False,
 ) -> list[Treebank]:
     """The treebanks of a build, in the order of ``langs`` (or of ``files``, those of
-    ``langs`` if any are named).
+    ``langs`` if any are named); ``langs`` ``["all"]`` is every language of the source.
 
     Local copies (files or a UD root, also ``$PERTURBED_UD_ROOT``) carry the release
     ``ud_release`` declares, else the one their release folder (``ud-treebanks-v2.16``) or
     README changelog names; with ``fetch`` the default treebanks are fetched at the pinned
     release (``offline``: from the cache only); otherwise the packaged PUD sample is read.
+    Under a UD root, ``every_treebank`` reads every treebank of a language there (a
+    language's ``overrides`` entry still names one); otherwise each language's default, or
+    with ``all`` languages its largest where the default is absent.
     """
-    if split not in SPLITS:
-        raise SourceError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    if split not in (*SPLITS, ALL_SPLITS):
+        raise SourceError(
+            f"unknown split {split!r}; choose one of {', '.join(SPLITS)} or {ALL_SPLITS}"
+        )
+    every_language = ALL_LANGUAGES in langs
+    if every_language and len(langs) > 1:
+        raise SourceError(f"--langs {ALL_LANGUAGES} stands alone, not beside other languages")
     for lang in langs:
         check_name(lang, "language")
     if sum(map(bool, (files, ud_root, fetch))) > 1:
@@ -450,21 +509,67 @@ def resolve(
     if offline and not fetch:
         raise SourceError("--offline applies to --download (read the cache only)")
     if files:
-        return _declare(_of_languages(from_files(files), langs), ud_release)
+        chosen = [] if every_language else langs
+        return _declare(_of_languages(from_files(files), chosen), ud_release)
     if not fetch:
         ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
     overrides = overrides or {}
     if not (ud_root or fetch):
         if ud_release:
             raise SourceError("--ud-release applies to local copies (--files, --ud-root)")
+        langs = sorted(sample_treebanks()) if every_language else langs
         return [from_sample(lang, split, overrides.get(lang)) for lang in langs]
-    treebanks = []
-    for lang in langs:
-        name = overrides.get(lang) or DEFAULT_TREEBANKS.get(lang)
-        if name is None:
-            raise SourceError(f"no default treebank for {lang!r}; pass --treebank {lang}=UD_Name")
-        if ud_root:
-            treebanks.extend(_declare([from_ud_root(ud_root, lang, name, split)], ud_release))
-        else:
-            treebanks.append(download(lang, name, split, offline=offline))
-    return treebanks
+    if ud_root:
+        if not Path(ud_root).is_dir():
+            raise SourceError(f"UD root {ud_root} is not a folder")
+        under = languages_under(ud_root)
+        langs = sorted(under) if every_language else langs
+        treebanks = []
+        for lang in langs:
+            names = _names_under(
+                Path(ud_root), lang, under, overrides, every_treebank, every_language
+            )
+            treebanks += [from_ud_root(ud_root, lang, name, split) for name in names]
+        return _declare(treebanks, ud_release)
+    langs = sorted(DEFAULT_TREEBANKS) if every_language else langs
+    return [
+        download(lang, _default_name(lang, overrides), split, offline=offline) for lang in langs
+    ]
+
+
+def _default_name(lang: str, overrides: dict[str, str]) -> str:
+    name = overrides.get(lang) or DEFAULT_TREEBANKS.get(lang)
+    if name is None:
+        raise SourceError(f"no default treebank for {lang!r}; pass --treebank {lang}=UD_Name")
+    return name
+
+
+def _names_under(
+    root: Path,
+    lang: str,
+    under: dict[str, list[str]],
+    overrides: dict[str, str],
+    every: bool,
+    every_language: bool,
+) -> list[str]:
+    """The folders read for ``lang`` under a UD root: the one named for it, else all of its
+    folders (``every``), else its default treebank; with every language, a language whose
+    default is absent reads its largest."""
+    if lang in overrides:
+        return [overrides[lang]]
+    present = under.get(lang, [])
+    if every:
+        if not present:
+            raise SourceError(
+                f"no treebank of language {lang!r} under {root} (it has "
+                f"{', '.join(sorted(under)) or 'none'}); --langs all reads every one"
+            )
+        return present
+    default = DEFAULT_TREEBANKS.get(lang) if every_language else _default_name(lang, {})
+    if default in present or not every_language:
+        return [default]
+    return [max(present, key=lambda n: (_conllu_bytes(root / n), n))]
+
+
+def _conllu_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in split_files(folder, "*"))
