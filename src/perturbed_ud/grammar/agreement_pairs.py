@@ -571,7 +571,11 @@ class Site:
 
     def set_off(self) -> bool:
         """Whether the subject is set off by a comma next to it, as a vocative is."""
-        span = [self.subject, *_children(self.cols, self.subject)]
+        cols = self.cols
+        span = [
+            self.subject,
+            *(k for k in _children(cols, self.subject) if cols.upos[k] != "PUNCT"),
+        ]
         before, after = min(span) - 1, max(span) + 1
         return any(
             0 <= k < len(self.cols.forms) and self.cols.forms[k] == "," for k in (before, after)
