@@ -30,6 +30,7 @@ from ..grammar.agreement_pairs import (
     MIN_SITES,
     NOT_AGREEMENT,
     PHENOMENA,
+    TARGET_UNANNOTATED,
     AgreementForms,
     AgreementPair,
     SelfAgreement,
@@ -159,7 +160,7 @@ class UDAgreementSettings:
         shown=lambda on: "pinned" if on else "off",
         default=False,
     )
-    version: str = version_setting()
+    version: str = version_setting("2.0.0")  # v2: every treebank and split; rule classes
 
     def __post_init__(self):
         check_settings(self, "treebanks")
@@ -276,11 +277,20 @@ class UDAgreement(UDFamily):
         return None
 
     def manifest(self, results: list[dict]) -> dict:
+        settings = self.settings
+        gate = settings.self_agreement
         return {
-            "parameters": {"unimorph": "pinned" if self.settings.unimorph else "off"},
-            **ud_manifest(self.settings),
+            "parameters": {
+                "unimorph": "pinned" if settings.unimorph else "off",
+                "attested_share": settings.attested_share,
+                "self_agreement": "off" if gate is None else gate,
+            },
+            **ud_manifest(settings),
             "resources": {r["lang"]: r["read"] for r in results},
             "configs": {r["lang"]: r["config"] for r in results if r["config"]["splits"]},
+            "without_pairs": {
+                r["lang"]: why_no_pairs(r["config"]) for r in results if not r["config"]["splits"]
+            },
         }
 
     def signature_extra(self, manifest: dict) -> list[str]:
@@ -305,9 +315,18 @@ class UDAgreement(UDFamily):
         configs = manifest["configs"]
         langs = list(configs)
         used = [s for s in SPLITS if any(s in c["splits"] for c in configs.values())]
-        rows = [[f"`{s}`", *(configs[lang]["splits"].get(s, "–") for lang in langs)] for s in used]
-        rows.append(["total", *(sum(configs[lang]["splits"].values()) for lang in langs)])
-        rows.append(["MultiBLiMP 1.0", *(MULTIBLIMP_PAIRS.get(lang, "–") for lang in langs)])
+        rows = [
+            [lang, *(configs[lang]["splits"].get(s, "–") for s in used),
+             sum(configs[lang]["splits"].values()), MULTIBLIMP_PAIRS.get(lang, "–")]
+            for lang in langs
+        ]  # fmt: skip
+        without = manifest.get("without_pairs", {})
+        empty = (
+            "\n\nLanguages read that gave no pair, and why:\n\n"
+            + markdown_table(["lang", "why no pair"], [[k, v] for k, v in without.items()])
+            if without
+            else ""
+        )
         resource_rows = [
             [
                 lang,
@@ -356,14 +375,15 @@ in these sources, in order; the source of each row's form is its `form_source`:
 
 {resource_table}{unimorph}""",
             statistics=f"""\
-Pairs per phenomenon (split) and language (config), and MultiBLiMP 1.0's total for the
+Pairs per language (config) and phenomenon (split), and MultiBLiMP 1.0's total for the
 language. The counts differ by design: MultiBLiMP reads every treebank of a language (all
-splits) and UniMorph first, keeps at most 100 pairs per phenomenon and keeps a phenomenon
-only where the treebank agrees with itself on over 90% of its sites; a build here reads
-one treebank's split, takes forms from the treebank before UniMorph, keeps every pair, and
-refuses more (below).
+splits, train too) and UniMorph first, keeps at most 100 pairs per phenomenon and keeps a
+phenomenon only where the treebank agrees with itself on over 90% of its sites; a build
+here reads the treebanks and splits listed above (each sentence once), takes forms from the
+treebanks before UniMorph, keeps every pair (`perturbed-ud cap --per-split 100` gives
+MultiBLiMP's cap), and refuses more (below).
 
-{markdown_table(["phenomenon", *langs], rows)}
+{markdown_table(["lang", *(f"`{s}`" for s in used), "total", "MultiBLiMP 1.0"], rows)}{empty}
 
 Candidates that gave no pair, by reason: `no_form` (no source has the lemma in the
 swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<source>` (the
@@ -371,14 +391,23 @@ swapped form has a reading that agrees with the subject, so the bad sentence may
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
 German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
 subjects with singular verbs, Arabic verbs before feminine or plural subjects),
-`other_reading` (the subject may be read as addressed or as the predicate: Turkish *ne
-oldum*), `changes_more_than_agreement` (the form also differs in an unannotated suffix or
-in vowel harmony),
-`subject_lacks_feature`, `target_lacks_feature`, `treebank_disagreement` (the treebank's
-subject and verb disagree),
+`other_reading` (the subject may be read as addressed, set off by a comma or beside a
+vocative, or as the predicate: Turkish *ne oldum*), `honorific_plural` (a plural verb may
+honour a singular subject: Urdu, Persian, or a treebank marking polite verbs),
+`predicate_agreement` (a copula may agree with its predicate: *the cause are the floods*),
+`changes_more_than_agreement` (the form also differs in an unannotated suffix or in vowel
+harmony), `subject_lacks_feature`, `target_lacks_feature`, `treebank_disagreement` (the
+treebank's word disagrees with its subject in a feature);
+measured on the language's own treebanks: `attested_in_treebank` (the swapped value occurs
+in the same construction, by the subject's kind and value, verb-first or not, and a
+participle's auxiliaries, at least `attested_share` of the time and twice: agreement is
+optional there), `construction_does_not_agree` (the word's value follows the subject's in
+under 75% of the construction's sites: Spanish *ha comido*), `below_self_agreement_gate`
+(MultiBLiMP's gate, where given);
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
-`coordinated_subject`, `expletive_or_outer_subject`, `subject_not_nominative`,
-`quantified_subject`, `in_multiword_token`):
+`duplicate_sentence` (read before, in another split or treebank), `coordinated_subject`,
+`expletive_or_outer_subject`, `subject_not_nominative`, `quantified_subject`,
+`parenthetical` (*you know*, *I think*), `in_multiword_token`):
 
 {markdown_table(["lang", "dropped"], drop_rows)}{thin}""",
             citation=ud_citations(manifest),
@@ -392,6 +421,27 @@ def _sha(treebanks: tuple[Treebank, ...], path: Path) -> str:
     """A lexicon file's sha256: recorded for the treebanks' own files, hashed for others."""
     recorded = {name: sha for t in treebanks for name, sha in t.sha256.items()}
     return recorded.get(path.name) or file_sha256(path)
+
+
+# Fewer sentences than this in a language, and too few is named as why it gave no pair;
+# at least this share of its candidates without a feature to agree in, and no agreement is.
+FEW_SENTENCES, LACKING = 500, 0.8
+
+
+def why_no_pairs(config: dict) -> str:
+    """Why a language gave no pair, in words a reader of the card acts on."""
+    dropped, sentences = config["dropped"], config["sentences"]
+    lacking = sum(n for k, n in dropped.items() if k.endswith(f":{TARGET_UNANNOTATED}"))
+    sites = sum(n for k, n in dropped.items() if ":" in k)
+    if not sites:
+        return ("its subjects and verbs carry no Number, Person or Gender, so no site agrees"
+                f" ({sentences} sentences read)")  # fmt: skip
+    if lacking >= LACKING * sites:
+        return (f"where its verbs have a subject, they carry no agreement feature it has "
+                f"({lacking} of {sites} candidates): no subject-verb agreement, or the treebank "
+                "leaves it out")  # fmt: skip
+    few = f"too few sentences ({sentences} read); " if sentences < FEW_SENTENCES else ""
+    return f"{few}commonest reasons: {_counts(dict(Counter(dropped).most_common(3)))}"
 
 
 def _counts(counts: dict) -> str:
