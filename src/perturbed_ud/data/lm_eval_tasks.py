@@ -338,7 +338,7 @@ def write_tasks(
         clash = sorted({name for name in names if names.count(name) > 1})
         raise InputError(f"{folder}: configs and splits give clashing task names {clash}")
     metadata = task_metadata(manifest)
-    left_out = 0
+    left_out, emptied = 0, []
     with atomic_folder(final, overwrite=overwrite, marker=f"{group}.yaml") as tmp:
         if hub_id is None:
             copies = copy_by_content(folder, tmp / DATA, manifest)
@@ -353,13 +353,17 @@ def write_tasks(
             write_text(tmp / template, header(manifest, data, comment) + text)
             for task in kind_tasks:
                 if long_rows is not None and kind in LongRows.KEYS:
-                    task, count = long_rows.leave_out(task, kind, tmp / DATA, metadata)
+                    task, count, rows = long_rows.leave_out(task, kind, tmp / DATA, metadata)
                     left_out += count
+                    if count == rows:  # the harness cannot run a task of no rows
+                        emptied.append(task["task"])
+                        continue
                 body = dump({"include": template, **task})
                 write_text(tmp / f"{task['task']}.yaml", header(manifest, data) + body)
         if long_rows is not None:
-            metadata = metadata | {"left_out": long_rows.summary(left_out)}
-        body = dump({"group": group, "task": names, "metadata": metadata})
+            metadata = metadata | {"left_out": long_rows.summary(left_out, emptied)}
+        tasks_run = [name for name in names if name not in emptied]
+        body = dump({"group": group, "task": tasks_run, "metadata": metadata})
         write_text(tmp / f"{group}.yaml", header(manifest, data) + body)
     return final
 
@@ -396,23 +400,27 @@ class LongRows:
     def too_long(self, text: str) -> bool:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"]) > self.limit
 
-    def leave_out(self, task: dict, kind: str, data: Path, metadata: dict) -> tuple[dict, int]:
-        """The task with its long rows left out by key, its metadata counting them."""
+    def leave_out(self, task: dict, kind: str, data: Path, metadata: dict) -> tuple[dict, int, int]:
+        """The task with its long rows left out by key, its metadata counting them; how many
+        were left out, of how many."""
         import pyarrow.parquet as pq
 
-        columns, keys = self.KEYS[kind], set()
+        columns, keys, rows = self.KEYS[kind], set(), 0
         files = task["dataset_kwargs"]["data_files"][task["test_split"]]
         for name in files:
             table = pq.read_table(data / name, columns=columns + self.TEXTS[kind]).to_pylist()
+            rows += len(table)
             for row in table:
                 if any(self.too_long(row[text]) for text in self.TEXTS[kind]):
                     keys.add("\t".join(str(row[c]) for c in columns))
         kwargs = task["dataset_kwargs"] | {"leave_out": {"columns": columns, "keys": sorted(keys)}}
         counted = metadata | {"left_out": self.summary(len(keys))}
-        return task | {"dataset_kwargs": kwargs, "metadata": counted}, len(keys)
+        return task | {"dataset_kwargs": kwargs, "metadata": counted}, len(keys), rows
 
-    def summary(self, rows: int) -> dict:
+    def summary(self, rows: int, emptied: list[str] = ()) -> dict:
+        """The count and reason of rows left out; in the group, the tasks left out whole."""
+        emptied = {"tasks_left_out_whole": list(emptied)} if emptied else {}
         return {
             "rows": rows,
             "reason": f"a choice longer than the {self.limit} tokens of {self.model}",
-        }
+        } | emptied
