@@ -251,3 +251,34 @@ def test_every_split_downloads_and_a_split_the_repository_lacks_is_skipped(
     assert [f.name for f in found.files] == ["de_gsd-ud-dev.conllu", "de_gsd-ud-test.conllu"]
     (cached,) = resolve(["de"], split="all", fetch=True, offline=True)
     assert cached.files == found.files
+
+
+def test_a_construction_whose_word_does_not_follow_its_subject_gives_no_pair(tmp_path):
+    """A Spanish participle after *haber* is masculine singular whatever its subject (*María
+    ha comido*): no gender pair, though a masculine subject's would look like one; after
+    *ser* it agrees (*la casa fue construida*), and gives pairs."""
+
+    def clause(i: int, noun: str, gender: str, aux: str, aux_lemma: str, part: str) -> str:
+        part_gender = part[-1:] == "a" and "Fem" or "Masc"
+        return sentence(
+            str(i), f"1 {noun} {noun} NOUN Gender={gender}|Number=Sing 3 nsubj",
+            f"2 {aux} {aux_lemma} AUX Mood=Ind|Number=Sing|Person=3|Tense=Past|VerbForm=Fin "
+            f"3 {'aux:pass' if aux_lemma == 'ser' else 'aux'}",
+            f"3 {part} {part[:-2]}er VERB Gender={part_gender}|Number=Sing|VerbForm=Part 0 root",
+        )  # fmt: skip
+
+    text = "".join(
+        [clause(i, f"Juan{i}", "Masc", "ha", "haber", "comido") for i in range(4)]
+        + [clause(i, f"María{i}", "Fem", "ha", "haber", "comido") for i in range(4, 8)]
+        + [clause(i, f"casa{i}", "Fem", "fue", "ser", "construida") for i in range(8, 12)]
+        + [clause(i, f"muro{i}", "Masc", "fue", "ser", "construido") for i in range(12, 16)]
+        + [clause(16, "sopa", "Fem", "fue", "ser", "comida")]  # after ser: la sopa fue comido
+    )
+    root = tmp_path / "ud"
+    treebank(root, "UD_Spanish-X", "es_x", test=text)
+    out = perturbed_ud.build("ud_agreement", tmp_path / "out", ud_root=str(root), langs=["es"])
+    gender = [r for r in built_rows(out) if r["construction"] == "sp_gender"]
+    assert {r["good_form"] for r in gender} == {"construida", "construido", "comida"}
+    assert len(gender) == 9
+    dropped = configs(out)["es"]["dropped"]
+    assert dropped["sp_gender:construction_does_not_agree"] == 4  # Juan ha comida
