@@ -77,10 +77,16 @@ MULTIBLIMP_CITATION = """\
   journal = {arXiv preprint arXiv:2504.02768},
   year = {2025}
 }"""
-# MultiBLiMP 1.0's pairs per language (its lm-evaluation-harness task README), for the card.
-MULTIBLIMP_PAIRS = {"ar": 1215, "cs": 4256, "de": 2298, "en": 770, "es": 2541, "fi": 2570,
-                    "fr": 2548, "he": 2330, "hi": 1447, "it": 2999, "pl": 3272, "pt": 3048,
-                    "ru": 3832, "tr": 1742}  # fmt: skip
+# MultiBLiMP 1.0's pairs per language, for the card: the table of its lm-evaluation-harness
+# task README (lm_eval/tasks/multiblimp/README.md, copied there from its dataset card), by
+# ISO 639-1 code; sr is its Serbo-Croatian (hbs), which has no Serbian entry of its own.
+MULTIBLIMP_PAIRS = {"ar": 1215, "be": 2570, "bg": 2458, "ca": 2284, "cs": 4256, "da": 50,
+                    "de": 2298, "el": 1096, "en": 770, "es": 2541, "et": 2575, "eu": 273,
+                    "fa": 2553, "fi": 2570, "fr": 2548, "ga": 28, "he": 2330, "hi": 1447,
+                    "hu": 845, "hy": 1415, "is": 2801, "it": 2999, "ka": 204, "lt": 1180,
+                    "lv": 3032, "mr": 460, "nl": 2331, "pl": 3272, "pt": 3048, "ro": 2056,
+                    "ru": 3832, "sk": 4145, "sl": 4483, "sr": 3286, "sv": 201, "ta": 382,
+                    "tr": 1742, "uk": 2744, "ur": 550}  # fmt: skip
 
 FEATURES = Features(
     {
@@ -323,7 +329,10 @@ class UDAgreement(UDFamily):
         without = manifest.get("without_pairs", {})
         empty = (
             "\n\nLanguages read that gave no pair, and why:\n\n"
-            + markdown_table(["lang", "why no pair"], [[k, v] for k, v in without.items()])
+            + markdown_table(
+                ["lang", "why no pair", "MultiBLiMP 1.0"],
+                [[k, v, MULTIBLIMP_PAIRS.get(k, "–")] for k, v in without.items()],
+            )
             if without
             else ""
         )
