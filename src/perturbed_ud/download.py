@@ -14,11 +14,14 @@ release or a pin for bytes it never checked.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import shutil
 import tempfile
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -65,9 +68,11 @@ def cached(
     offline: bool,
     hint: str,
     sha256: Mapping[str, str] | None = None,
+    git_blob: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The names still to fetch into ``folder``; each cached file is checked against its pin
-    (``sha256``) or the sha256 recorded when it was downloaded. A file without either is
+    (``sha256``, or ``git_blob``, its git blob id) or the sha256 recorded when it was
+    downloaded. A file without either is
     fetched again (refused ``offline``); one whose bytes differ is refused: the cache was
     changed, and only clearing it makes it trustworthy again."""
     recorded = _recorded(folder)
@@ -78,7 +83,11 @@ def cached(
         if not path.is_file() or expected is None:
             missing.append(name)
             continue
-        if (found := _sha256(path)) != expected:
+        if name in (git_blob or {}):
+            found, expected = git_blob_sha1(path), git_blob[name]
+        else:
+            found = _sha256(path)
+        if found != expected:
             raise InputError(
                 f"{path} in the download cache is not the file downloaded (sha256 {found}, "
                 f"expected {expected}); remove {folder} and {record_path(folder).name} beside "
@@ -100,15 +109,73 @@ class NotOnServer(SourceError):
     """The server answered that a file is not there (HTTP 404): absent, not unreachable."""
 
 
+# The largest file of each kind fetched: UD's largest treebank split files are about 100 MB
+# (files over that are split in parts), UniMorph's largest table about 150 MB; a README,
+# licence or grammar is text of a few hundred KB.
+MAX_BYTES = {".conllu": 512 << 20, ".txt": 16 << 20, ".md": 16 << 20, "": 512 << 20}
+# A download slower than this on average, after its first `GRACE` seconds, is given up.
+MIN_RATE, GRACE = 16 << 10, 60
+CHUNK = 1 << 16
+
+
+def max_bytes(name: str) -> int:
+    """The size cap of a file by its kind (its suffix; a UniMorph table has none)."""
+    return MAX_BYTES.get(Path(name).suffix, MAX_BYTES[""])
+
+
+class _SameHost(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect on the host asked, refuses one to another host: a pinned source
+    does not move elsewhere, and a file from another host is not the one asked for."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        asked, told = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        if (asked.scheme, asked.netloc) != (told.scheme, told.netloc):
+            raise SourceError(f"{req.full_url} redirects to another host ({told.netloc})")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameHost)
+
+
 def _fetch(url: str, target: Path, hint: str) -> None:
+    """``url`` streamed into ``target``: at most `max_bytes` of it, at `MIN_RATE` or faster,
+    never an HTML page; every failure one line with the ``hint``."""
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            target.write_bytes(response.read())
+        _stream(url, target, max_bytes(url))
     except urllib.error.HTTPError as err:
         error = NotOnServer if err.code == 404 else SourceError
         raise error(f"could not download {url}: {err}\n{hint}") from None
+    except SourceError as err:
+        raise SourceError(f"could not download {url}: {err}\n{hint}") from None
+    except (http.client.HTTPException, ConnectionError) as err:
+        why = " ".join(str(err).split()) or type(err).__name__
+        raise SourceError(
+            f"could not download {url}: the connection failed ({why})\n{hint}"
+        ) from None
     except (urllib.error.URLError, OSError) as err:
         raise SourceError(f"could not download {url}: {err}\n{hint}") from None
+
+
+def _stream(url: str, target: Path, limit: int) -> None:
+    with _OPENER.open(url, timeout=TIMEOUT) as response:
+        if "html" in response.headers.get("Content-Type", ""):
+            raise SourceError("the server sent an HTML page, not the file")
+        length = response.headers.get("Content-Length")
+        expected = int(length) if length and length.isdigit() else None
+        if expected is not None and expected > limit:
+            raise SourceError(f"it is {expected:,} bytes, over the {limit:,} such a file may be")
+        received, start = 0, time.monotonic()
+        with open(target, "wb") as f:
+            while chunk := response.read1(CHUNK):
+                received += len(chunk)
+                if received > limit:
+                    raise SourceError(f"it is over the {limit:,} bytes such a file may be")
+                f.write(chunk)
+                elapsed = time.monotonic() - start
+                if elapsed > GRACE and received / elapsed < MIN_RATE:
+                    raise SourceError(f"it came too slowly ({received:,} bytes in {elapsed:.0f} s)")
+        if expected is not None and received < expected:
+            raise SourceError(f"the connection closed after {received:,} of {expected:,} bytes")
 
 
 def git_blob_sha1(path: Path) -> str:

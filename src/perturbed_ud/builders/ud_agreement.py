@@ -215,7 +215,8 @@ class UDAgreement(UDFamily):
         files = list(dict.fromkeys(
             f for treebank in treebanks for f in lexicon_files(treebank, [], siblings=True)
         ))  # fmt: skip
-        unimorph = unimorph_lexicon(lang) if self.settings.unimorph else None
+        offline = bool(getattr(self.sources, "offline", False))
+        unimorph = unimorph_lexicon(lang, offline=offline) if self.settings.unimorph else None
         pymorphy = lang == "ru" and pymorphy_available()
         extra = [*([unimorph] if unimorph else []), *([RussianParadigms()] if pymorphy else [])]
         forms = AgreementForms.from_ud(files, extra)

@@ -73,9 +73,10 @@ TABLES = {
 }  # fmt: skip
 
 
-def table_files(lang: str) -> list[Path]:
+def table_files(lang: str, *, offline: bool = False) -> list[Path]:
     """The language's pinned table files, fetched into the cache unless already there and
-    unchanged (``PERTURBED_UD_UNIMORPH_URL`` overrides where they are fetched from)."""
+    unchanged, checked against their pins on every read (``PERTURBED_UD_UNIMORPH_URL``
+    overrides where they are fetched from; ``offline``: the cache only)."""
     table = TABLES.get(lang)
     if table is None:
         raise SourceError(
@@ -84,14 +85,14 @@ def table_files(lang: str) -> list[Path]:
         )
     folder = cache_dir() / "unimorph" / table.repository / table.commit
     names = sorted(table.files)
-    if missing := cached(folder, names, offline=False, hint=HINT):
+    if missing := cached(folder, names, offline=offline, hint=HINT, git_blob=table.files):
         base = os.environ.get("PERTURBED_UD_UNIMORPH_URL", BASE_URL).rstrip("/")
         url = f"{base}/{table.repository}/{table.commit}"
         fetch_all(url, missing, folder, hint=HINT, git_blob=table.files)
     return [folder / name for name in names]
 
 
-def unimorph_lexicon(lang: str) -> Lexicon:
+def unimorph_lexicon(lang: str, *, offline: bool = False) -> Lexicon:
     """The language's UniMorph forms as one lexicon (UniMorph features mapped to UD)."""
     key = lemma_key(lang)
 
@@ -99,7 +100,7 @@ def unimorph_lexicon(lang: str) -> Lexicon:
         return citation_form(lang, cols, i)
 
     lexicon = Lexicon(f"unimorph:{TABLES[lang].repository}", exact=False)
-    for path in table_files(lang):
+    for path in table_files(lang, offline=offline):
         part = read_lexicon(path, "unimorph", key, cite)
         lexicon.files += [f | {"commit": TABLES[lang].commit} for f in part.files]
         for entry, by_feats in part.entries.items():
