@@ -92,6 +92,6 @@ def test_a_run_does_not_resume_on_parquet_files_edited_behind_the_card(tmp_path,
         pq.write_table(edited, path)
     again = evaluate(folder, tiny_bert, run)
     assert again.exit_code == 1, again.output
-    assert f"error: {folder}: the Parquet files are not those README.md records" in (again.output)
+    assert f"error: {folder}: the Parquet files are not those build.json records" in again.output
     assert "Traceback" not in again.output
     assert "Mary" in scored_words(run)  # the earlier results are left alone

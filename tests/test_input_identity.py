@@ -141,10 +141,17 @@ def test_a_card_naming_a_file_outside_the_dataset_is_refused(built, tmp_path, ti
     card = folder / "README.md"
     outside = (other / ORIG).resolve()
     card.write_text(card.read_text().replace(f"path: {CONFIG}/orig-*.parquet", f"path: {outside}"))
-    run = tmp_path / "run"
-    result = cli("evaluate", "masked-word", "--dataset", folder, "--config", CONFIG,
-                 "--model", tiny_bert, "--out", run, "--splits", "orig", "--limit", 2)  # fmt: skip
-    refused(result, f"names {outside}, which is not inside the folder")
+
+    def evaluate(name: str):
+        return cli("evaluate", "masked-word", "--dataset", folder, "--config", CONFIG,
+                   "--model", tiny_bert, "--out", tmp_path / name, "--splits", "orig",
+                   "--limit", 2)  # fmt: skip
+
+    # a build: its card must give build.json's layout
+    refused(evaluate("run"), "data_files are not the layout build.json records",
+            f"is {outside} in the card")  # fmt: skip
+    (folder / "build.json").unlink()  # a folder of another tool: read inside it only
+    refused(evaluate("again"), f"names {outside}, which is not inside the folder")
 
 
 def test_a_dataset_swapped_after_it_was_hashed_is_refused(built, tmp_path):
@@ -246,3 +253,43 @@ def test_a_hf_dataset_file_rewritten_under_its_old_mtime_is_read_anew(tmp_path):
                                                 sha256(data))
     ]  # fmt: skip
     assert manifests[0]["signature"] != manifests[1]["signature"]
+
+
+def swap_paths(folder: Path, one: str, other: str) -> None:
+    """Swap two splits' ``path:`` lines in a card, the bytes of every file left as built."""
+    card = folder / "README.md"
+    text = card.read_text(encoding="utf-8")
+    a, b = f"path: {CONFIG}/{one}-*.parquet", f"path: {CONFIG}/{other}-*.parquet"
+    card.write_text(text.replace(a, "\0").replace(b, a).replace("\0", b), encoding="utf-8")
+
+
+def test_a_card_mapping_a_split_to_another_splits_files_is_refused(built, tmp_path, tiny_bert):
+    """The content hash binds bytes, not which split a file is: a card whose ``orig`` names
+    the scrambled files would score them as the original, under the pristine hash."""
+    folder = shutil.copytree(built, tmp_path / "swapped")
+    swap_paths(folder, "orig", "part")
+    why = f"split 'orig' of '{CONFIG}' is {CONFIG}/part-*.parquet in the card"
+    result = cli("evaluate", "masked-word", "--dataset", folder, "--config", CONFIG,
+                 "--model", tiny_bert, "--out", tmp_path / "run", "--limit", 2)  # fmt: skip
+    refused(result, "data_files are not the layout build.json records", why)
+    refused(cli("lm-eval-tasks", folder, "--out", tmp_path / "tasks"), why)
+    refused(cli("push", folder, "--repo-id", "me/x", "--dry-run"), why)
+
+
+def test_a_parquet_file_left_below_a_build_changes_nothing(built, tmp_path):
+    folder = shutil.copytree(built, tmp_path / "ds")
+    shutil.copyfile(folder / ORIG, folder / CONFIG / "notes.parquet")
+    (folder / "runs").mkdir()
+    shutil.copyfile(folder / ORIG, folder / "runs" / "scores.parquet")
+    recorded = json.loads((folder / "build.json").read_text())["content_sha256"]
+    assert dataset_content(str(folder)) == recorded
+
+
+def test_edited_data_is_refused_against_build_json_without_the_card_line(built, tmp_path):
+    folder = shutil.copytree(built, tmp_path / "ds")
+    other_words(folder)  # the Parquet files changed
+    card = folder / "README.md"
+    lines = card.read_text(encoding="utf-8").splitlines(keepends=True)
+    card.write_text("".join(x for x in lines if "content_sha256" not in x), encoding="utf-8")
+    with pytest.raises(InputError, match="not those build.json records"):
+        dataset_content(str(folder))

@@ -48,10 +48,10 @@ import yaml
 from ..errors import InputError
 from ..files import guard_output, write_text
 from ..registry import FAMILIES, manifest_family
+from .layout import check_card_layout, layout_content, layout_digests
 from .writer import (
     atomic_folder,
     check_recorded_content,
-    content_hash,
     digests_content,
     read_build_manifest,
     split_pattern,
@@ -102,7 +102,9 @@ def read_manifest(folder: Path) -> dict:
         )
     if not any(config.get("splits") for config in manifest["configs"].values()):
         raise InputError(f"{folder} holds no configs with rows: nothing to evaluate")
-    check_recorded_content(folder, content_hash(folder), manifest["content_sha256"])
+    check_card_layout(folder, manifest)
+    content = layout_content(folder, manifest)
+    check_recorded_content(folder, content, manifest["content_sha256"])
     return manifest
 
 
@@ -113,7 +115,8 @@ def copy_by_content(folder: Path, data: Path, manifest: dict) -> dict[str, str]:
     are the build's files even if the folder changes meanwhile."""
     data.mkdir()
     copies = {}
-    for path in sorted(folder.rglob("*.parquet")):
+    for name in layout_digests(folder, manifest):
+        path = folder / name
         digest, partial = hashlib.sha256(), data / ".copy.partial"
         with open(path, "rb") as source, open(partial, "wb") as target:
             while block := source.read(1 << 20):

@@ -31,7 +31,8 @@ from ..licences import publishing_problem
 from ..redaction import redact
 from ..releases import parse_version
 from .card import inputs
-from .writer import check_recorded_content, content_hash, read_build_manifest, split_pattern
+from .layout import check_card_layout, layout_content
+from .writer import check_recorded_content, read_build_manifest, split_pattern
 
 LICENCE_FLAG = "--allow-licence-risk"
 BUILD_FILES = ("README.md", "build.json")  # beside the Parquet files of the configs
@@ -125,9 +126,9 @@ def push_folder(
     manifest = _manifest(folder)
     files = upload_files(folder, manifest)  # before hashing: no link is followed
     # a tag names the content build.json records: an edited file must not go up under it
-    check_recorded_content(
-        folder, content_hash(folder), manifest["content_sha256"], error=PushError
-    )
+    check_card_layout(folder, manifest, PushError)
+    content = layout_content(folder, manifest, PushError)
+    check_recorded_content(folder, content, manifest["content_sha256"], error=PushError)
     version = manifest["version"] if version is None else version
     wanted = parse_version(version, "--version")
     built = parse_version(manifest["version"], f"{folder / 'build.json'} version")

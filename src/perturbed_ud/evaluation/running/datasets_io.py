@@ -21,10 +21,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ...data.layout import check_card_layout, layout_digests
 from ...data.local_folder import content_cache, data_files
 from ...data.writer import check_recorded_content, digests_content, parquet_digests
 from ...errors import InputError
 from ...files import atomic_path
+from ...manifest import read_manifest
 from .task import tasks_reading_columns
 
 # content hash -> {relative path: sha256} of its Parquet files, as last hashed in this process
@@ -60,9 +62,12 @@ def dataset_content(dataset: str) -> str | None:
             raise InputError(f"{path}: not a readable Parquet file: {err}") from None
         if not rows:  # `datasets` cannot load a file without rows
             raise InputError(f"{path}: holds no rows; leave an empty split out of the dataset")
-    digests = parquet_digests(folder)
+    digests, manifest = _folder_digests(folder)
     content = digests_content(digests)
     _DIGESTS[content] = digests
+    if manifest:
+        check_card_layout(folder, manifest)
+        check_recorded_content(folder, content, manifest["content_sha256"])
     recorded = _recorded_content(folder / "README.md")
     if recorded is not None:
         check_recorded_content(folder, content, recorded, record="README.md")
@@ -97,9 +102,18 @@ def local_splits(folder: Path, config: str, content: str):
     )
 
 
+def _folder_digests(folder: Path) -> tuple[dict[str, str], dict | None]:
+    """The digests of the Parquet files a folder is read by, and its build.json if it has
+    one: a build is read by its layout alone (`..data.layout`), any other folder by every
+    Parquet file in it."""
+    built = folder / "build.json"
+    manifest = read_manifest(built) if built.is_file() else None
+    return (layout_digests(folder, manifest) if manifest else parquet_digests(folder)), manifest
+
+
 def _digests_now(folder: Path, content: str) -> dict[str, str]:
     """The folder's Parquet digests, which must still give ``content``."""
-    digests = parquet_digests(folder)
+    digests, _ = _folder_digests(folder)
     if digests_content(digests) != content:
         raise InputError(f"{folder} changed since it was hashed; run again once it is written")
     return digests
