@@ -28,7 +28,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -66,11 +66,21 @@ CHUNK_ROWS = 512
 ONLY_FOR_KIND = {"bos": "causal", "metric": "masked", "word_grouping": "masked"}
 
 
+# Settings that change how rows are batched, not what they score (the tests compare scores
+# across them): recorded in run.json, not signed, so a run resumes under other values.
+UNSIGNED = frozenset({"max_tokens", "max_rows", "padding_side"})
+
+
 def recorded_settings(settings) -> dict:
-    """The settings that apply to this run's kind of model, for run.json and the signature."""
+    """The settings that apply to this run's kind of model, for run.json."""
     kind = getattr(settings, "kind", None)
     values = asdict(settings)
     return {k: v for k, v in values.items() if kind is None or ONLY_FOR_KIND.get(k, kind) == kind}
+
+
+def signed_settings(settings) -> dict:
+    """The recorded settings that can change a score: those the signature names."""
+    return {k: v for k, v in recorded_settings(settings).items() if k not in UNSIGNED}
 
 
 def _versions() -> dict:
@@ -126,7 +136,8 @@ def start_run(run: Path, header: dict, overwrite: bool) -> None:
 
 
 # The parts of a signature that are not settings, by the option that sets them.
-SIGNATURE_OPTIONS = {"model": "--model", "data": "--dataset", "splits": "--splits",
+SIGNATURE_OPTIONS = {"task": "the task version", "toolkit": "the perturbed-ud version",
+                     "model": "--model", "data": "--dataset", "splits": "--splits",
                      "limit": "--limit", "inputs": "the training treebanks"}  # fmt: skip
 
 
@@ -150,8 +161,6 @@ def _signature_parts(signature: str) -> dict[str, str]:
 
 
 def _option_name(part: str) -> str:
-    if part == "task":
-        return "task"
     return SIGNATURE_OPTIONS.get(part, "--" + part.replace("_", "-"))
 
 
@@ -203,18 +212,30 @@ def _score_chunk(split_ds, start: int, stop: int, path: Path, function, kwargs, 
         scored.to_parquet(str(tmp))
 
 
-def _chunk_done(path: Path) -> bool:
+def _chunk_done(path: Path, split_ds, start: int, stop: int) -> bool:
     """Whether a chunk was scored: a file that is no readable Parquet (cut short by a full
-    disk, edited, emptied) is deleted with a notice, to be scored again like a missing one."""
+    disk, edited, emptied), or not the chunk the plan gives it (rows ``[start, stop)`` of its
+    split, with the split's columns as they are), is deleted with a notice, to be scored
+    again like a missing one."""
     if not path.exists():
         return False
     try:
-        pq.read_table(path)
-        return True
+        table = pq.read_table(path)
     except (OSError, ValueError) as err:  # ArrowInvalid is a ValueError
-        say(f"{path} is unreadable ({err}): scoring it again")
-        path.unlink()
-        return False
+        return _rescore(path, f"is unreadable ({err})")
+    columns = split_ds.column_names
+    if table.num_rows != stop - start or not set(columns) <= set(table.column_names):
+        return _rescore(path, f"is not rows {start}-{stop - 1} of its split")
+    rows = split_ds.select(range(start, stop)).with_format("arrow")[:]
+    if table.select(columns).to_pylist() != rows.select(columns).to_pylist():
+        return _rescore(path, f"is not rows {start}-{stop - 1} of its split")
+    return True
+
+
+def _rescore(path: Path, why: str) -> bool:
+    say(f"{path} {why}: scoring it again")
+    path.unlink()
+    return False
 
 
 def launcher_rank() -> tuple[int, int]:
@@ -280,7 +301,10 @@ class Task:
 
     name: str
     function: Callable
-    settings: object  # a frozen dataclass; every field goes into the run's signature
+    settings: object  # a frozen dataclass; its fields that can change a score are signed
+    # The task's version, in the run's signature: bumped whenever its outputs change, so a
+    # run is never resumed across a change of the code that scores it.
+    version: str = field(kw_only=True)
     split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
     columns: tuple[str, ...] = ()  # what the function and the reports read from each row
     skip_splits: tuple[str, ...] = ()  # splits the task never scores (distance: orig)
@@ -326,9 +350,9 @@ def run_task(
 
     run = Path(out)
     header = run_header(
-        task.name, dataset, model, task.settings, configs=configs, splits=splits, limit=limit,
-        device=device, revision=revision, dataset_revision=dataset_revision, num_proc=num_proc,
-        inputs=task.inputs,
+        task.name, task.version, dataset, model, task.settings, configs=configs, splits=splits,
+        limit=limit, device=device, revision=revision, dataset_revision=dataset_revision,
+        num_proc=num_proc, inputs=task.inputs,
     )  # fmt: skip
     kept = finished_configs(run, header)
     header["configs"] = [*header["configs"], *kept]
@@ -355,7 +379,7 @@ def run_task(
     if task.prepare is not None:
         kwargs |= task.prepare(run, header)
     mine = chunks[rank::world]  # a launched rank takes every world-th chunk
-    done = sum(_chunk_done(path) for *_, path in mine)
+    done = sum(_chunk_done(path, by_key[key], start, stop) for key, start, stop, path in mine)
     if done:
         say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
     start_method = multiprocessing.get_start_method(allow_none=True)
@@ -430,6 +454,7 @@ def finished_configs(run: Path, header: dict) -> list[str]:
 
 def run_header(
     task: str,
+    version: str,
     dataset: str,
     model: str,
     settings,
@@ -453,6 +478,7 @@ def run_header(
     identity = describe_model(model, revision, loading)
     header = {
         "task": task,
+        "task_version": version,
         "dataset": dataset,
         "dataset_revision": dataset_revision,
         "dataset_content_sha256": content,
@@ -468,10 +494,11 @@ def run_header(
         "chunk_rows": CHUNK_ROWS,
         "num_proc": num_proc,
         "versions": _versions(),
-        "signature": f"{task}|model:{model}@{identity['revision']}{_adapted(identity)}|"
+        "signature": f"{task}@{version}|toolkit:{__version__}|"
+        f"model:{model}@{identity['revision']}{_adapted(identity)}|"
         f"data:{content or f'{dataset}@{dataset_revision}'}|"
         f"splits:{','.join(splits or ['all'])}|limit:{limit or 'all'}|"
-        + "|".join(f"{k}:{v}" for k, v in recorded_settings(settings).items()),
+        + "|".join(f"{k}:{v}" for k, v in signed_settings(settings).items()),
     }
     if inputs:
         text = json.dumps(inputs, sort_keys=True)

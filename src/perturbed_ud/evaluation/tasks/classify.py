@@ -33,6 +33,8 @@ from ..running.datasets_io import config_names, dataset_content, load_config
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ClassifySettings(BatchSettings):
@@ -179,7 +181,7 @@ def evaluate_classifier(
     settings = settings or ClassifySettings()
     task = Task(
         "classify", classify_batch, settings,
-        columns=Classify.columns(settings),
+        columns=Classify.columns(settings), version=VERSION,
     )  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs

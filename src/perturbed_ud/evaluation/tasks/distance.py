@@ -32,6 +32,8 @@ from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 COLUMNS = ("sent_id", "forms", "original_forms")
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
 _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<seed>\d+)")
@@ -143,7 +145,7 @@ def evaluate_distances(
     settings = settings or DistanceSettings()
     task = Task(
         "distance", sentence_distances, settings,
-        columns=COLUMNS, skip_splits=("orig",),
+        columns=COLUMNS, skip_splits=("orig",), version=VERSION,
     )  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs

@@ -28,6 +28,8 @@ from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.schema import Conditions, dataset_conditions
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 SCORINGS = ("paper", "lrec2026")
 COLUMNS = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
            "target_index", "target", "target_form")  # fmt: skip
@@ -183,7 +185,12 @@ def evaluate_masked_word(
     ``device``, ``revision``, ``dataset_revision``, ``num_proc``, ``overwrite``."""
     conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
     task = Task(
-        "masked-word", score_batch, settings or MaskedWordSettings(), _lang_seed_key, COLUMNS
+        "masked-word",
+        score_batch,
+        settings or MaskedWordSettings(),
+        _lang_seed_key,
+        COLUMNS,
+        version=VERSION,
     )
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs

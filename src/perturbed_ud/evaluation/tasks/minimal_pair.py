@@ -40,6 +40,8 @@ from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 # The parts of a pair a dataset of other column names maps with ``pair_columns``, and the
 # columns of the datasets built here (the language: the first part of each pair id).
 PAIR_ROLES = {"good": "sentence_good", "bad": "sentence_bad", "phenomenon": "construction",
@@ -305,7 +307,8 @@ def evaluate_minimal_pairs(
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     settings = settings or MinimalPairSettings()
-    task = Task("minimal-pair", score_pairs, settings, columns=settings.read_columns())
+    task = Task("minimal-pair", score_pairs, settings, columns=settings.read_columns(),
+                version=VERSION)  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run

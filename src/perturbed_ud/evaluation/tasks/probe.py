@@ -84,6 +84,8 @@ from ..running.datasets_io import config_names, dataset_content, load_config, re
 from ..running.runner import Task, evaluation, finish, launcher_rank, records, run_task, say
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 READ_COLUMNS = (*COLUMNS, "lang")  # a row's language picks the probes it is tested with
 # Trained probes: in the chunks' folder, so a run of other settings replaces them with its
@@ -613,7 +615,7 @@ def evaluate_probes(
     task = Task(
         "probe", score_with_probes, settings, columns=READ_COLUMNS,
         inputs={lang: sentences.treebanks for lang, sentences in training.items()},
-        prepare=train,
+        prepare=train, version=VERSION,
     )  # fmt: skip
     if splits and "orig" not in splits:
         splits = [*splits, "orig"]  # what the perturbed splits are compared with

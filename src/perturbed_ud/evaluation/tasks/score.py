@@ -38,6 +38,8 @@ from ..reporting.summary import write_table
 from ..running.runner import Task, evaluation, finish, records, run_task
 from ..running.task import EvaluationTask
 
+VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ScoreSettings(BatchSettings):
@@ -170,7 +172,8 @@ def evaluate_scores(
     ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
 
     settings = settings or ScoreSettings()
-    task = Task("score", score_sentences, settings, columns=Score.columns(settings))
+    task = Task("score", score_sentences, settings, columns=Score.columns(settings),
+                version=VERSION)  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     if scored is None:  # another rank of a multi-process launch writes the outputs
         return run
