@@ -294,3 +294,18 @@ def test_a_sentence_in_quotation_marks_is_read_back_from_the_marked_sheet(tmp_pa
         code, output = cli("review-score", tmp_path / "marked.csv")
         assert code == 0, output
         assert "| en | 2 | 1 | 0.500 |" in output, output
+
+
+def test_a_long_note_is_read_and_a_formula_is_written_as_text(spud, tmp_path):
+    code, output = cli("review", spud, "--sample", 2, "--out", tmp_path)
+    assert code == 0, output
+    rows = sheet_rows(tmp_path / "review.csv")
+    for row in rows:
+        row["judgement"] = "g"
+    rows[0]["note"] = "x" * (1 << 20)  # over the csv module's default field limit
+    rows[0]["lang"] = "=1+1"
+    write_marked(rows, tmp_path / "marked.csv")
+    code, output = cli("review-score", tmp_path / "marked.csv", "--out", tmp_path / "scored")
+    assert code == 0, output
+    written = (tmp_path / "scored" / "grammaticality.csv").read_text(encoding="utf-8")
+    assert "\n'=1+1," in written and "\n=1+1" not in written

@@ -43,7 +43,7 @@ from ...version import __version__
 from ..running.datasets_io import require_columns
 from ..running.inputs import choose_configs, local_manifest
 from .statistics import WILSON, wilson_interval
-from .summary import markdown_table, write_table
+from .summary import markdown_table, spreadsheet_text, write_table
 
 SHEET_COLUMNS = ["item_id", "lang", "original", "nonce", "replaced", "judgement", "note",
                  "config", "sent_id"]  # fmt: skip
@@ -226,12 +226,6 @@ def sentence_tokens(row: dict, replaced: list[bool]) -> tuple[Token, ...]:
     return tuple(shown)
 
 
-def spreadsheet_text(text: str) -> str:
-    """Text a spreadsheet shows as text: a leading ``=``, ``+``, ``-`` or ``@`` would start
-    a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
 def render_sheet(languages: dict[str, list[ReviewItem]], manifest: dict, settings: dict) -> str:
     """The sheet's HTML: every text from the dataset escaped by the template."""
     environment = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
@@ -258,6 +252,9 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
         delimiter = csv.Sniffer().sniff(text.partition("\n")[0], delimiters=",;\t").delimiter
     except csv.Error:
         delimiter = ","  # one column: the missing ones are named below
+    # a cell may hold a long note: the csv module's default limit (128 KiB) is no limit on
+    # a file already read into memory whole
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = reader.fieldnames or []
     if missing := [c for c in ("item_id", "lang", "judgement") if c not in header]:

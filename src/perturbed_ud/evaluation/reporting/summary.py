@@ -178,13 +178,21 @@ def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
     return markdown_lines(list(table.columns), rows) + "\n"
 
 
+def spreadsheet_text(text: str) -> str:
+    """Text a spreadsheet shows as text: a leading ``=``, ``+``, ``-`` or ``@`` would start
+    a formula (``=HYPERLINK(...)`` in a model name)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
 def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:
     """``table`` as CSV (pandas' float repr, no index, ``\\n`` line ends), optionally a .md twin;
-    a model name or other text that holds a credential is written redacted."""
+    a model name or other text that holds a credential is written redacted, and text that a
+    spreadsheet would run as a formula is written as text."""
     path = Path(path)
     table = table.map(lambda value: redact(value) if isinstance(value, str) else value)
+    cells = table.map(lambda value: spreadsheet_text(value) if isinstance(value, str) else value)
     with atomic_path(path) as tmp:
-        table.to_csv(tmp, index=False, lineterminator="\n")
+        cells.to_csv(tmp, index=False, lineterminator="\n")
     written = [path]
     if markdown:
         md = path.with_suffix(".md")
