@@ -336,3 +336,15 @@ def test_export_refuses_a_line_it_cannot_place(column: str, wid: str, tmp_path: 
     with pytest.raises(InputError, match=rf"sentence 'b' has {wid} past its last word \(8 words\)"):
         export_conllu(folder, "cfg", "orig", out)
     assert not out.exists()
+
+
+def test_a_sentence_without_an_end_is_refused_before_it_fills_memory(tmp_path, monkeypatch):
+    """Millions of comment lines in one sentence: one error line naming where it starts."""
+    from perturbed_ud.ud import conllu_io
+
+    monkeypatch.setattr(conllu_io, "BLOCK_LINES", 1000)
+    path = tmp_path / "en_comments-ud-test.conllu"
+    body = "".join(f"# comment line {i}\n" for i in range(5000))
+    path.write_text("# sent_id = 1\n" + body + "1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n\n")
+    with pytest.raises(conllu_io.CoNLLUError, match=r"en_comments-ud-test.conllu:1: sentence too"):
+        list(conllu_io.read_conllu(path))

@@ -121,6 +121,12 @@ def split_files(folder: str | Path, split: str, code: str = "*") -> list[Path]:
 LINE_LIMIT = 64 << 20
 
 
+# The most lines and characters one sentence may hold: UD's longest sentences have a few
+# thousand words; a block without an end (millions of comment lines) is refused before it
+# fills memory.
+BLOCK_LINES, BLOCK_CHARACTERS = 1_000_000, 256 << 20
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) read one line at a time, so memory does not grow with the file.
 
@@ -154,7 +160,7 @@ def _blocks(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int,
     A line of only whitespace is an error, not a blank line: it may be a token line whose cells
     were lost, and UD forbids it.
     """
-    start, block = 1, []
+    start, block, size = 1, [], 0
     for number, line in lines:
         if line:
             if line.isspace():
@@ -162,8 +168,14 @@ def _blocks(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int,
                     path, number, "line holds only whitespace (a blank line is empty)"
                 )
             if not block:
-                start = number
+                start, size = number, 0
             block.append(line)
+            size += len(line)
+            if len(block) > BLOCK_LINES or size > BLOCK_CHARACTERS:
+                raise CoNLLUError(
+                    path, start, f"sentence too long (over {BLOCK_LINES:,} lines or "
+                    f"{BLOCK_CHARACTERS:,} characters before its end)"
+                )  # fmt: skip
         elif block:
             yield start, block
             block = []
