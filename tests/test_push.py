@@ -459,3 +459,19 @@ def test_a_parquet_file_of_no_listed_split_is_refused(folder, no_hub, tmp_path):
     shutil.copyfile(_shards(extra)[0], extra / "other" / "orig-00000-of-00001.parquet")
     with pytest.raises(PushError, match=r"did not write: other/orig-00000-of-00001\.parquet;"):
         push_folder(extra, REPO_ID, "1.0.0", dry_run=True, echo=lambda _: None)
+
+
+@pytest.mark.parametrize("name", ["README.md", "build.json"])
+def test_a_credential_in_the_card_or_manifest_is_never_uploaded(folder, no_hub, tmp_path, name):
+    copy = shutil.copytree(folder, tmp_path / "copy")
+    path = copy / name
+    text = path.read_text(encoding="utf-8")
+    leak = "hf_LEAKCANARY0123456789abcdefghij"
+    if name == "build.json":
+        manifest = json.loads(text)
+        manifest["pretty_name"] += f" {leak}"
+        path.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    else:
+        path.write_text(text + f"\nContact token: {leak}\n", encoding="utf-8")
+    with pytest.raises(PushError, match=f"{name}:\\d+: holds what looks like a credential"):
+        push_folder(copy, REPO_ID, None, dry_run=True, echo=lambda _: None)

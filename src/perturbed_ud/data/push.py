@@ -57,6 +57,19 @@ def licence_problems(manifest: dict) -> list[str]:
     return problems
 
 
+def check_no_credentials(folder: Path) -> None:
+    """Refuse a card or build.json holding what looks like a credential (a token pasted into
+    the card, a password in a URL): a public upload would publish it."""
+    for name in BUILD_FILES:
+        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        if redact(text) != text:
+            line = next((i for i, x in enumerate(text.splitlines(), 1) if redact(x) != x), 1)
+            raise PushError(
+                f"{folder / name}:{line}: holds what looks like a credential; remove it before "
+                "pushing (a public upload would publish it)"
+            )
+
+
 def upload_files(folder: Path, manifest: dict) -> list[str]:
     """The files the build wrote, relative to the folder and sorted: its card, build.json and
     the Parquet shards of the splits build.json lists. Anything else in the folder (a dotfile,
@@ -125,6 +138,7 @@ def push_folder(
     folder = Path(folder)
     manifest = _manifest(folder)
     files = upload_files(folder, manifest)  # before hashing: no link is followed
+    check_no_credentials(folder)
     # a tag names the content build.json records: an edited file must not go up under it
     check_card_layout(folder, manifest, PushError)
     content = layout_content(folder, manifest, PushError)
