@@ -211,19 +211,25 @@ def test_resume_and_interrupt_say_what_is_kept(data, tmp_path, tiny_bert, monkey
 
 
 @pytest.mark.subprocess
-def test_ctrl_c_ends_a_run_with_one_line_and_status_130(tmp_path, tiny_bert):
+@pytest.mark.parametrize("workers", [[], ["--num-proc", "2"]])
+def test_ctrl_c_ends_a_run_with_one_line_and_status_130(tmp_path, tiny_bert, workers):
     """A real SIGINT, once the run is under way: our line on what is kept, no click
-    ``Aborted!``, no traceback, and the status a shell gives a command ended by Ctrl-C."""
+    ``Aborted!``, no traceback, and the status a shell gives a command ended by Ctrl-C; with
+    worker processes as without."""
     english = UD_ROOT / "UD_English-EWT" / "en_ewt-ud-test.conllu"  # 323 sentences
     perturbed_ud.build("perturbed-ud", tmp_path, files=[str(english)], seeds=[1])
     run = tmp_path / "run"
     process = subprocess.Popen(
         [sys.executable, "-m", "perturbed_ud", "evaluate", "masked-word", "--dataset",
-         str(tmp_path / "perturbed-ud"), "--model", str(tiny_bert), "--out", str(run)],
+         str(tmp_path / "perturbed-ud"), "--model", str(tiny_bert), "--out", str(run),
+         *workers],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        while not (run / "run.json").exists():  # written just before the first chunk
+        # run.json is written just before the first chunk; workers take Ctrl-C as it comes
+        # only once their pool is up, when the first chunk is written
+        started = (run / "run.json") if not workers else (run / "chunks")
+        while not (started.exists() and (not workers or any(started.rglob("*.parquet")))):
             assert process.poll() is None, process.communicate()
             time.sleep(0.02)
         process.send_signal(signal.SIGINT)

@@ -18,6 +18,7 @@ and a run whose settings changed before any chunk was scored simply starts again
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -25,7 +26,9 @@ import multiprocessing
 import os
 import platform
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -388,12 +391,20 @@ def run_task(
     bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
-        with progress(task.name, sum(stop - start for _, start, stop, _ in mine)) as advance:
+        total = sum(stop - start for _, start, stop, _ in mine)
+        with (
+            progress(task.name, total) as advance,
+            _noting_ctrl_c(bool(num_proc and num_proc > 1)) as pressed,
+        ):
             for key, start, stop, path in mine:
                 if not path.exists():  # finished chunks of an interrupted run are kept
                     _score_chunk(by_key[key], start, stop, path, task.function, kwargs, num_proc)
+                if pressed:  # a Ctrl-C that Python swallowed in a worker pool's fork hooks
+                    raise KeyboardInterrupt
                 advance(stop - start)
-    except KeyboardInterrupt:
+    except BaseException as err:  # with --num-proc, Ctrl-C surfaces as the pool's error
+        if not _after_interrupt(err):
+            raise
         scored = sum(path.exists() for *_, path in mine)
         raise Interrupted(
             f"interrupted: {scored} of {len(mine)} chunks are kept in {run}; run the same "
@@ -411,6 +422,42 @@ def run_task(
     scored = pd.concat(parts, ignore_index=True)
     header["ran"] = ran(scored)
     return run, scored.drop(columns=RAN_WITH, errors="ignore"), header
+
+
+@contextlib.contextmanager
+def _noting_ctrl_c(workers: bool):
+    """A list that holds True once Ctrl-C was pressed. With worker processes, the first press
+    is only noted, and the run stops after the chunk under way: a KeyboardInterrupt raised
+    while `datasets` starts its workers is printed and ignored by Python, and the run would go
+    on. A second press stops at once."""
+    pressed: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+
+    def note(signum, frame):
+        if workers and not pressed:
+            pressed.append(True)
+            say("stopping after the chunk under way (Ctrl-C again to stop at once)")
+            return
+        pressed.append(True)
+        signal.default_int_handler(signum, frame)
+
+    before = signal.signal(signal.SIGINT, note)
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _after_interrupt(err: BaseException | None) -> bool:
+    """Whether ``err`` is Ctrl-C, or raised while handling it (`datasets`' worker pool then
+    raises its own timeout)."""
+    while err is not None:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        err = err.__context__
+    return False
 
 
 def _splits_by_key(task: Task, dataset: str, header: dict, splits, limit) -> dict:
