@@ -204,8 +204,13 @@ ENV_SECRET = "not-shaped-like-a-token-42"  # found only as the value of $HF_TOKE
         (f"x {ENV_SECRET}", "x [redacted]"),
         *[(kept, kept) for kept in ("add_bos_token=True,max_new_tokens=5", "tokenizer=t")],
         ("hf_hub_download", "hf_hub_download"),
+        ("pretrained=https://alice:S3cretPassw0rd@models.example.com/m",
+         "pretrained=https://alice:[redacted]@models.example.com/m"),
+        ("auth=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "auth=[redacted]"),
+        ("clone ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "clone [redacted]"),
+        *[(kept, kept) for kept in ("author=Jane", "https://example.com/a@b", "authority: x")],
     ],
-)
+)  # fmt: skip
 def test_redact(text, expected, monkeypatch):
     from perturbed_ud.redaction import redact
 

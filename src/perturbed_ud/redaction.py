@@ -21,7 +21,7 @@ TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 _BEARER = re.compile(r"(?i)(\b(?:bearer|basic)\s+)[^\s'\",;]+")
 # The names a credential is given under (``token=…``, ``"api_key": "…"``, ``Authorization: …``).
 _NAMES = (r"(?:token|hf_token|use_auth_token|auth_token|access_token|api_key|apikey|password|"
-          r"secret|authorization)")  # fmt: skip
+          r"secret|authorization|auth)")  # fmt: skip
 _NAME = re.compile(rf"(?i){_NAMES}")
 # A named value in text; a bearer or basic credential after the name is left to `_BEARER`,
 # which keeps the scheme.
@@ -30,6 +30,9 @@ _NAMED = re.compile(
     r"(?!(?:bearer|basic)\s)[^\s'\",;&)}\]]+"
 )
 _HF_TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{20,}")
+# A URL's password (``https://alice:S3cret@host/``) and GitHub's tokens (``ghp_…``).
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)", re.I)
+_GITHUB_TOKEN = re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")
 
 
 def redact(text: str, *secrets: str | None) -> str:
@@ -40,7 +43,8 @@ def redact(text: str, *secrets: str | None) -> str:
             text = text.replace(secret, REDACTED)
     text = _BEARER.sub(rf"\g<1>{REDACTED}", text)
     text = _NAMED.sub(rf"\g<1>{REDACTED}", text)
-    return _HF_TOKEN.sub(REDACTED, text)
+    text = _URL_PASSWORD.sub(rf"\g<1>{REDACTED}", text)
+    return _GITHUB_TOKEN.sub(REDACTED, _HF_TOKEN.sub(REDACTED, text))
 
 
 def redact_all(value: Any) -> Any:
