@@ -437,3 +437,23 @@ def test_lm_eval_rows_of_our_tasks_sit_beside_ours(our_runs, tiny_gpt2, tmp_path
     assert code == 0, output
     html = page.read_text(encoding="utf-8")
     assert "lm-eval acc" in html and "lm-eval tasks" not in html
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("N", 10**400, "N = 10000000000000000000… is not a count"),
+        ("N", -5, "N = -5 is not a count"),
+        ("accuracy", float("inf"), "accuracy = inf is not a finite number"),
+        ("accuracy", 1.5, "accuracy = 1.5 is a share outside [0, 1]"),
+    ],
+)
+def test_impossible_numbers_are_named_not_shown(our_runs, tmp_path, field, value, message):
+    run = shutil.copytree(our_runs[0], tmp_path / "run")
+    results = json.loads((run / "results.json").read_text())
+    results["metrics"]["accuracy"][0][field] = value
+    (run / "results.json").write_text(json.dumps(results))
+    code, output = report(run, "--out", tmp_path / "report.html")
+    assert code == 1 and output.startswith("error: "), output
+    assert f"metrics.accuracy[0].{message}" in output and len(output.splitlines()) == 1
+    assert not (tmp_path / "report.html").exists()

@@ -162,8 +162,8 @@ def _our_run(folder: Path) -> RunResults:
         estimate
         for name, rows in results["metrics"].items()
         if isinstance(rows, list)
-        for row in rows
-        if isinstance(row, dict)
+        for i, row in enumerate(rows)
+        if isinstance(row, dict) and _possible(path, f"metrics.{name}[{i}]", row)
         for estimate in _row_estimates(f"{task} · {name} · {data}", row)
     ]
     dataset_fields = {k: v for k, v in dataset.items() if k != "build"}
@@ -187,6 +187,35 @@ def _our_run(folder: Path) -> RunResults:
         estimates=tuple(estimates),
         figures=tuple(sorted(folder.glob("*.png"))),
     )
+
+
+# Counts past this are no count of items (a float holds whole numbers exactly up to 2**53).
+MAX_COUNT = 2**53
+SHARES = ("accuracy", "word_at_")  # metrics that are shares of N, in [0, 1]
+
+
+def _possible(path: Path, where: str, row: dict) -> bool:
+    """A metrics row whose numbers could be true: finite, counts whole and not negative,
+    shares in [0, 1]; anything else is one error naming the file and field."""
+    for column, value in row.items():
+        if _number(value) is None or value != value:  # text, or NaN: shown as a dash
+            continue
+        problem = None
+        if column in COUNT_COLUMNS:
+            if not 0 <= value <= MAX_COUNT or value != int(value):  # inf is out of range
+                problem = "not a count"
+        elif value in (float("inf"), float("-inf")) or abs(value) > MAX_COUNT**2:
+            problem = "not a finite number"
+        elif (
+            column.startswith(SHARES)
+            and not column.endswith(("_lo", "_hi"))
+            and not (0 <= value <= 1)
+        ):
+            problem = "a share outside [0, 1]"
+        if problem:
+            shown = str(value) if len(str(value)) < 40 else f"{str(value)[:20]}…"
+            raise InputError(f"{path}: {where}.{column} = {shown} is {problem}")
+    return True
 
 
 def signature_settings(signature: str) -> tuple[tuple[str, str], ...]:
