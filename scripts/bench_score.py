@@ -429,8 +429,10 @@ def gpt2_vocab_model(ud_root: Path, work: Path, shape: str = "small") -> Path:
 
 
 def large_vocabulary_model(model_class, config_class, vocab, tokenizer_folder, folder, **shape):
-    """A model whose output layer has ``vocab`` rows with a small tokenizer's vocabulary (its
-    ids stay below ``vocab``): enough to measure what the vocabulary size costs."""
+    """A model whose output layer has ``vocab`` rows with a small tokenizer's vocabulary,
+    padded to ``vocab`` entries with pieces no text splits into (so the tokenizer is the
+    model's size, as a real one is, and tokenizes as the small one does): enough to measure
+    what the vocabulary size costs."""
     import torch
     from transformers import AutoTokenizer
 
@@ -442,6 +444,13 @@ def large_vocabulary_model(model_class, config_class, vocab, tokenizer_folder, f
     folder.mkdir(parents=True)
     model_class(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    path = folder / "tokenizer.json"
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    pieces = spec["model"]["vocab"]
+    first = max(pieces.values()) + 1
+    pieces |= {f"<filler{i}>": first + i for i in range(vocab - len(tokenizer))}
+    path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    assert len(AutoTokenizer.from_pretrained(str(folder))) == vocab
     return folder
 
 
