@@ -193,7 +193,7 @@ def alignment(tokenizer, records):
 
     out = []
     for words, target, _, _ in records:
-        ids, span = target_pieces(tokenizer, words, target, "paper")
+        ids, span, _ = target_pieces(tokenizer, words, target, "paper")
         encoding = tokenizer(" ".join(words))
         word_ids = encoding.word_ids()
         same = list(encoding["input_ids"]) == ids and word_ids[span[0]] is not None
