@@ -92,6 +92,7 @@ def fake_hub(monkeypatch, tmp_path):
 
         def upload_folder(self, *args, **kwargs):
             FakeHub.calls.append(("upload_folder", args, kwargs))
+            return SimpleNamespace(oid=UPLOAD_COMMIT)  # huggingface_hub's CommitInfo
 
         def create_tag(self, *args, **kwargs):
             FakeHub.calls.append(("create_tag", args, kwargs))
@@ -108,6 +109,9 @@ def fake_hub(monkeypatch, tmp_path):
 
     monkeypatch.setattr(push_module, "HfApi", FakeHub)
     return FakeHub
+
+
+UPLOAD_COMMIT = "c0ffee" * 6 + "abcd"  # the commit a fake upload made
 
 
 @pytest.fixture
@@ -159,7 +163,7 @@ def test_push_creates_repo_uploads_then_tags(folder, fake_hub):
 
     args, kwargs = fake_hub.call("create_tag")
     assert args == (REPO_ID,)
-    assert kwargs == {"tag": "v1.0.0", "repo_type": "dataset"}
+    assert kwargs == {"tag": "v1.0.0", "repo_type": "dataset", "revision": UPLOAD_COMMIT}
 
 
 def test_push_uses_the_saved_token_and_private_flag(folder, fake_hub, monkeypatch):

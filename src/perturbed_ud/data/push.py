@@ -212,7 +212,7 @@ def push_folder(
             echo(f"{repo_id} already has this content at tag {tag}: nothing to push")
             return tag
         step = "uploading the folder"
-        api.upload_folder(
+        commit = api.upload_folder(
             repo_id=repo_id,
             repo_type="dataset",
             folder_path=str(folder),
@@ -221,7 +221,8 @@ def push_folder(
             delete_patterns=["*/*.parquet"],
         )
         step = f"creating tag {tag}"
-        api.create_tag(repo_id, tag=tag, repo_type="dataset")
+        # the commit this upload made, not whatever main is by now (another push may follow)
+        api.create_tag(repo_id, tag=tag, repo_type="dataset", revision=commit.oid)
     except Exception as err:  # HTTP, offline-mode and connection errors of any client library
         message = str(err) if isinstance(err, PushError) else f"{step} on {repo_id} failed: {err}"
         # from None: the original error's text, in a traceback, may hold the token too
