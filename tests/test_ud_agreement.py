@@ -251,17 +251,17 @@ def test_a_swap_that_lets_the_subject_be_read_otherwise_is_no_pair(tmp_path):
 
 
 def test_a_second_person_imperative_may_address_its_subject(tmp_path):
-    """Portuguese *Todos venham* (everyone come) -> *Todos vinde*: everyone, come! Not an
-    error; the other way, *Vós venham*, is."""
-    imp = "{} vir VERB Mood=Imp|Number=Plur|Person={}|VerbForm=Fin"
+    """Portuguese *Alguém venha* (someone come) -> *Alguém vem*: someone, come! Not an
+    error; the other way, *Tu venha*, is."""
+    imp = "{} vir VERB Mood=Imp|Number=Sing|Person={}|VerbForm=Fin"
     text = "".join([
-        sentence("1", "1 Todos todo PRON Gender=Masc|Number=Plur|Person=3|PronType=Tot 2 nsubj",
-                 "2 " + imp.format("venham", 3) + " 0 root"),
-        sentence("2", "1 Vós vós PRON Case=Nom|Number=Plur|Person=2|PronType=Prs 2 nsubj",
-                 "2 " + imp.format("vinde", 2) + " 0 root"),
+        sentence("1", "1 Alguém alguém PRON Gender=Masc|Number=Sing|Person=3|PronType=Ind "
+                 "2 nsubj", "2 " + imp.format("venha", 3) + " 0 root"),
+        sentence("2", "1 Tu tu PRON Case=Nom|Number=Sing|Person=2|PronType=Prs 2 nsubj",
+                 "2 " + imp.format("vem", 2) + " 0 root"),
     ])  # fmt: skip
     found, dropped = pairs_of(tmp_path, text, lang="pt")
-    assert [(p.sentence_good, p.sentence_bad) for p in found] == [("Vós vinde", "Vós venham")]
+    assert [(p.sentence_good, p.sentence_bad) for p in found] == [("Tu vem", "Tu venha")]
     assert dropped["sv_person:other_reading"] == 1
 
 

@@ -147,19 +147,19 @@ def test_a_plural_verb_may_honour_a_singular_subject(tmp_path):
 
 
 def test_an_addressed_subject_or_a_parenthetical_gives_no_person_pair(tmp_path):
-    """*Prijatelji, dolazite* (friends, you come): a noun set off by a comma, or in a clause
+    """*Prijatelju, dolaziš* (friend, you come): a noun set off by a comma, or in a clause
     with a vocative, may be addressed by a second-person verb; a parenthetical clause
     (*you know*, *I think*) is a formula, left out."""
-    verb = "{} doći VERB Mood=Ind|Number=Plur|Person={}|Tense=Pres|VerbForm=Fin"
-    noun = "Prijatelji prijatelj NOUN Case=Nom|Gender=Masc|Number=Plur"
+    verb = "{} doći VERB Mood=Ind|Number=Sing|Person={}|Tense=Pres|VerbForm=Fin"
+    noun = "Prijatelj prijatelj NOUN Case=Nom|Gender=Masc|Number=Sing"
     text = "".join([
         sentence("1", f"1 {noun} 3 nsubj", "2 , , PUNCT _ 1 punct",
-                 "3 " + verb.format("dolaze", 3) + " 0 root"),
-        sentence("2", f"1 {noun} 2 nsubj", "2 " + verb.format("dolaze", 3) + " 0 root"),
+                 "3 " + verb.format("dolazi", 3) + " 0 root"),
+        sentence("2", f"1 {noun} 2 nsubj", "2 " + verb.format("dolazi", 3) + " 0 root"),
         sentence("3", "1 Ana Ana PROPN Case=Voc|Number=Sing 3 vocative", f"2 {noun} 3 nsubj",
-                 "3 " + verb.format("dolaze", 3) + " 0 root"),
-        sentence("4", "1 Vi vi PRON Case=Nom|Number=Plur|Person=2 2 nsubj",
-                 "2 " + verb.format("dolazite", 2) + " 0 root"),
+                 "3 " + verb.format("dolazi", 3) + " 0 root"),
+        sentence("4", "1 Ti ti PRON Case=Nom|Number=Sing|Person=2 2 nsubj",
+                 "2 " + verb.format("dolaziš", 2) + " 0 root"),
         sentence("5", "1 Kiša kiša NOUN Case=Nom|Number=Sing 2 nsubj",
                  "2 pada padati VERB Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 0 root",
                  "3 mislim misliti VERB Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin "
@@ -167,9 +167,9 @@ def test_an_addressed_subject_or_a_parenthetical_gives_no_person_pair(tmp_path):
                  "4 ja ja PRON Case=Nom|Number=Sing|Person=1 3 nsubj"),
     ])  # fmt: skip
     found, dropped = pairs_of(tmp_path, text, "sr")
-    assert ("Prijatelji dolaze", "Prijatelji dolazite") in found  # nothing addresses them
-    assert ("Prijatelji, dolaze", "Prijatelji, dolazite") not in found
-    assert ("Ana Prijatelji dolaze", "Ana Prijatelji dolazite") not in found
+    assert ("Prijatelj dolazi", "Prijatelj dolaziš") in found  # nothing addresses him
+    assert ("Prijatelj, dolazi", "Prijatelj, dolaziš") not in found
+    assert ("Ana Prijatelj dolazi", "Ana Prijatelj dolaziš") not in found
     assert dropped["sv_person:other_reading"] == 2
     assert dropped["parenthetical"] == 1
     assert not any("mislim" in good or "misli " in bad for good, bad in found)

@@ -117,10 +117,8 @@ class Optional(NamedTuple):
 # a plural or dual subject are singular (*ذهب الطلاب*), and may be masculine before a feminine
 # subject that is not a woman or stands apart from the verb (*طلع الشمس*) and of either
 # gender before a broken or non-human plural (*قالت الرجال*), which UD does not tell from a
-# sound masculine plural (whose verb is masculine: those swaps are refused too); Spanish,
-# Catalan and Greek plural subjects take a first or second person plural verb that includes
-# the speaker or hearer (*los españoles somos*).
-_UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
+# sound masculine plural (whose verb is masculine: those swaps are refused too); Armenian and
+# Persian inanimate plural subjects take a singular verb, and UD marks no animacy there.
 OPTIONAL_AGREEMENT = {
     "tr": (
         Optional("Number", "Plur", "Sing", "Plur"),
@@ -134,10 +132,14 @@ OPTIONAL_AGREEMENT = {
         Optional("Gender", "Fem", "Masc", "Plur", verb_first=True),
         Optional("Gender", "Masc", "Fem", "Plur", verb_first=True),
     ),
-    "es": _UNAGREEMENT,
-    "ca": _UNAGREEMENT,
-    "el": _UNAGREEMENT,
+    "hy": (Optional("Number", "Plur", "Sing", "Plur"),),
+    "fa": (Optional("Number", "Plur", "Sing", "Plur"),),
 }
+# In any language, a plural subject may take a first or second person plural verb that
+# includes the speaker or hearer ("unagreement": Spanish *los españoles somos*, Slovenian
+# *avtorji ste predstavili*, you authors presented), where the verb alone can carry its
+# subject; a language without it loses few pairs by the refusal.
+UNAGREEMENT = (Optional("Person", "3", "1", "Plur"), Optional("Person", "3", "2", "Plur"))
 # Languages whose singular subjects take a plural verb for respect (Hindi/Urdu *pitājī āe*,
 # Persian, Marathi, Tamil, Bengali, Nepali, Telugu): a swap to the plural there may be an
 # honorific. A treebank that marks politeness on its verbs (``Polite=Form`` on VERB or AUX)
@@ -507,7 +509,7 @@ class Site:
         bearer's (*ח"כ גולדמן*, *Dr. Smith*), an honorific plural."""
         cols, subject = self.cols, self.subject
         number, person = self.subject_feats.get("Number"), self.feats.get("Person")
-        for rule in OPTIONAL_AGREEMENT.get(self.lang, ()):
+        for rule in (*OPTIONAL_AGREEMENT.get(self.lang, ()), *UNAGREEMENT):
             if (
                 rule[:4] == (feature, good, bad, number)
                 and (not rule.verb_first or self.target < subject)
@@ -521,6 +523,14 @@ class Site:
         if feature == "Gender" and cols.upos[subject] == "NOUN" and named:
             return OPTIONAL
         return None
+
+    def counted(self) -> bool:
+        """Whether a numeral counts the subject: many languages let the verb of a counted
+        plural be singular (Armenian *չորս շարք մեքենաներ էր անցնում*, four rows of cars
+        were passing; Hungarian and Turkish count with a singular noun)."""
+        return any(
+            self.cols.deprels[k].startswith("nummod") for k in _children(self.cols, self.subject)
+        )
 
     def honorific(self, forms: AgreementForms, feature: str, bad: str) -> bool:
         """A swap to the plural of a singular second or third person, in a language whose
@@ -717,6 +727,8 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
             return NOT_MINIMAL
     if why := site.optional(feature, site.feats[site.keys[feature]], bad):
         return why
+    if feature == "Number" and site.counted():
+        return QUANTIFIED
     if site.honorific(forms, feature, bad):
         return HONORIFIC
     if site.predicate_agrees(feature, bad):
