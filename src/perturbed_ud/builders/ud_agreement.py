@@ -26,6 +26,7 @@ from ..grammar.agreement_pairs import (
     BELOW_GATE,
     CONSTRUCTION_GATE,
     DUPLICATE,
+    LEMMA_ATTESTED,
     MIN_ATTESTED,
     MIN_SITES,
     NOT_AGREEMENT,
@@ -281,6 +282,8 @@ class UDAgreement(UDFamily):
         seen, share = observed.share(pair.construction, pair.bad_value)
         if seen >= MIN_ATTESTED and share >= self.settings.attested_share:
             return ATTESTED
+        if observed.seen_with(pair.phenomenon, pair.subject_lemma, pair.bad_value):
+            return LEMMA_ATTESTED
         return None
 
     def manifest(self, results: list[dict]) -> dict:

@@ -88,6 +88,8 @@ NOT_AGREEMENT = "construction_does_not_agree"
 # value on fewer than this share of at least `MIN_SITES` sites does not agree.
 CONSTRUCTION_GATE, MIN_SITES = 0.75, 5
 DUPLICATE = "duplicate_sentence"
+# the verb may agree with a nominal beside its subject: its modifier or the verb's object
+COMPLEMENT, LEMMA_ATTESTED = "other_nominal_agreement", "attested_with_subject"
 CLITIC_MARKS = frozenset("'’")  # a form opening with one is written onto the word before
 # A subject not in the nominative controls the verb's features of its own layer: Basque
 # marks ergative and absolutive agreement (``Number[erg]``, ``Person[abs]``), Georgian its
@@ -234,6 +236,7 @@ class AgreementPair:
     sentence_bad: str
     position: int  # the changed word among the sentence's space-separated words
     construction: tuple = ()  # what its treebank's agreement rate is measured over
+    subject_lemma: str = ""
 
 
 class AgreementForms:
@@ -275,14 +278,17 @@ class AgreementForms:
                         polite = polite or {"Polite=Form", "Person=3"} <= set(s.feats[i].split("|"))
                     elif upos in SUBJECT_UPOS:
                         feats = parse_feats(s.feats[i])
-                        if _nominative(feats):
+                        # an accusative form is often the nominative too (Ukrainian
+                        # *повідомлення*, message or messages)
+                        if _nominative(feats) or "Acc" in feats.get("Case", "").split(","):
                             found = nominals.setdefault(normalise(s.forms[i]), {})
                             for name in AGREEMENT:
                                 found.setdefault(name, set()).update(values(feats, name))
         return cls([lexicon, *extra], nominals, polite_verbs=polite)
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:
-        """Whether the subject's form is also read, as a nominative, with ``value``."""
+        """Whether the subject's form is also read, as a nominative or accusative (which
+        coincide in many paradigms), with ``value``."""
         return value in self.nominals.get(normalise(form), {}).get(feature, ())
 
     def other_values(self, upos: str, feature: str, value: str) -> list[str]:
@@ -485,6 +491,15 @@ class Site:
         return {name: key for name, key in found.items() if key and key != name}
 
     @cached_property
+    def subject_lemma(self) -> str:
+        """The subject's lemma; a pronoun's form (UD lemmatises *she* and *they* to *he* in
+        some languages)."""
+        cols, i = self.cols, self.subject
+        if cols.upos[i] == "PRON":
+            return cols.forms[i].lower()
+        return lemma_or_form(cols.forms[i], cols.lemmas[i]).lower()
+
+    @cached_property
     def lemma(self) -> str:
         """The agreeing word's lemma, its form where the treebank gives none."""
         return lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
@@ -522,7 +537,40 @@ class Site:
         named = any(cols.upos[k] == "PROPN" for k in _children(cols, subject))
         if feature == "Gender" and cols.upos[subject] == "NOUN" and named:
             return OPTIONAL
+        # a masculine noun for a person, a title or profession, takes a feminine verb when
+        # its bearer is a woman (Ukrainian *прем'єр зазначила*, Russian *врач пришла*)
+        person = self.subject_feats.get("Animacy") == "Anim" and cols.upos[subject] == "NOUN"
+        if (feature, good, bad) == ("Gender", "Masc", "Fem") and person:
+            return OPTIONAL
         return None
+
+    def complement_agrees(self, feature: str, bad: str) -> bool:
+        """Whether a nominal modifier of the subject carries the swapped value: a collective or
+        quantity noun's verb may agree with its complement (Portuguese *um conjunto de
+        medidas estão*, *a number of people are*); the refusal also takes the attraction
+        errors of *the key to the cabinets are*, which cannot be told apart without a list."""
+        cols = self.cols
+        return any(
+            cols.deprels[k].split(":")[0] == "nmod"
+            and bad in values(parse_feats(cols.feats[k]), feature)
+            for k in _children(cols, self.subject)
+        )
+
+    def object_agrees(self, feature: str, bad: str) -> bool:
+        """Whether the verb's object carries the swapped value (or, for a plural, is counted
+        by a numeral): in a language of free word order the object may be read as the
+        subject (Belarusian *насельніцтва складаюць 31742 чалавек*, 31,742 people make up
+        the population)."""
+        cols = self.cols
+        for k in _children(cols, self.head):
+            if cols.deprels[k].split(":")[0] != "obj":
+                continue
+            counted = any(cols.deprels[j].startswith("nummod") for j in _children(cols, k))
+            if bad in values(parse_feats(cols.feats[k]), feature) or (
+                (feature, bad) == ("Number", "Plur") and counted
+            ):
+                return True
+        return False
 
     def counted(self) -> bool:
         """Whether a numeral counts the subject: many languages let the verb of a counted
@@ -605,8 +653,17 @@ class SelfAgreement:
 
     observed: Counter = field(default_factory=Counter)
 
-    def see(self, construction: tuple, value: str) -> None:
+    by_lemma: Counter = field(default_factory=Counter)
+
+    def see(self, construction: tuple, value: str, lemma: str = "") -> None:
         self.observed[construction, value] += 1
+        self.by_lemma[construction[0], lemma, value] += 1
+
+    def seen_with(self, phenomenon: str, lemma: str, value: str) -> bool:
+        """Whether a word agreeing with this subject lemma has the value somewhere in the
+        treebanks: a masculine title may take a feminine verb when its bearer is a woman
+        (Ukrainian *прем'єр зазначила*), a collective noun a plural one."""
+        return self.by_lemma[phenomenon, lemma, value] > 0
 
     def share(self, construction: tuple, value: str) -> tuple[int, float]:
         """How often the construction shows ``value``, and its share of the construction."""
@@ -647,7 +704,7 @@ def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[Agreem
     if observed is not None:
         for name in carried:
             if len(subject_values.get(name, ())) == 1:
-                observed.see(site.construction(name), feats[keys[name]])
+                observed.see(site.construction(name), feats[keys[name]], site.subject_lemma)
     if not carried:
         return []
     k = part_of[target]
@@ -708,6 +765,7 @@ def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[Agreem
                     sentence_bad=bad_text,
                     position="".join(parts[:k]).count(" "),
                     construction=site.construction(feature),
+                    subject_lemma=site.subject_lemma,
                 )
             )
     return pairs
@@ -729,6 +787,8 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return why
     if feature == "Number" and site.counted():
         return QUANTIFIED
+    if site.complement_agrees(feature, bad) or site.object_agrees(feature, bad):
+        return COMPLEMENT
     if site.honorific(forms, feature, bad):
         return HONORIFIC
     if site.predicate_agrees(feature, bad):
