@@ -85,9 +85,11 @@ def test_dataset_values_cannot_move_evaluate_chunks_out_of_the_run(tmp_path, tin
         hostile = pa.array(["../../../EVIL"] * table.num_rows, type=pa.string())
         column = table.schema.get_field_index("lang")
         pq.write_table(table.set_column(column, "lang", hostile), path)
-    card = tmp_path / "data" / "perturbed-ud" / "README.md"  # a card that vouches for it
-    recorded = json.loads((card.parent / "build.json").read_text())["content_sha256"]
-    card.write_text(card.read_text().replace(recorded, content_hash(card.parent)))
+    card = tmp_path / "data" / "perturbed-ud" / "README.md"  # a card and build.json that
+    built = card.parent / "build.json"  # vouch for it
+    recorded = json.loads(built.read_text())["content_sha256"]
+    for vouching in (card, built):
+        vouching.write_text(vouching.read_text().replace(recorded, content_hash(card.parent)))
     run = tmp_path / "deep" / "er" / "run"
     result = cli("evaluate", "masked-word", "--dataset", tmp_path / "data" / "perturbed-ud",
                  "--model", tiny_bert, "--out", run)  # fmt: skip

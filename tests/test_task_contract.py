@@ -50,7 +50,8 @@ def count_words(batch, rank=None, *, model: str, revision, device: str, settings
 @evaluation("toy-count", CountSettings, kinds=("masked", "causal"))
 def evaluate_counts(dataset, model, out, *, settings=None, **options) -> Path:
     settings = settings or CountSettings()
-    task = Task("toy-count", count_words, settings, columns=ToyCount.columns(settings))
+    task = Task("toy-count", count_words, settings, columns=ToyCount.columns(settings),
+                version="1.0.0")  # fmt: skip
     run, scored, header = run_task(task, dataset, model, out, **options)
     words = scored.assign(words=scored[settings.words_column].map(len))
     per_split = words.groupby("split_key")[["long_words", "words"]].sum()

@@ -282,7 +282,7 @@ class UDAgreement(UDFamily):
         seen, share = observed.share(pair.construction, pair.bad_value)
         if seen >= MIN_ATTESTED and share >= self.settings.attested_share:
             return ATTESTED
-        if observed.seen_with(pair.phenomenon, pair.subject_lemma, pair.bad_value):
+        if observed.seen_with(pair.construction, pair.subject_lemma, pair.bad_value):
             return LEMMA_ATTESTED
         return None
 

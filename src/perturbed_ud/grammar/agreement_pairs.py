@@ -563,8 +563,9 @@ class Site:
         the population)."""
         cols = self.cols
         for k in _children(cols, self.head):
-            if cols.deprels[k].split(":")[0] != "obj":
-                continue
+            case = parse_feats(cols.feats[k]).get("Case", "Nom").split(",")
+            if cols.deprels[k].split(":")[0] != "obj" or not {"Nom", "Acc"} & set(case):
+                continue  # a case only an object has (Basque absolutive) is no subject
             counted = any(cols.deprels[j].startswith("nummod") for j in _children(cols, k))
             if bad in values(parse_feats(cols.feats[k]), feature) or (
                 (feature, bad) == ("Number", "Plur") and counted
@@ -657,13 +658,13 @@ class SelfAgreement:
 
     def see(self, construction: tuple, value: str, lemma: str = "") -> None:
         self.observed[construction, value] += 1
-        self.by_lemma[construction[0], lemma, value] += 1
+        self.by_lemma[construction[0], lemma, construction[2], value] += 1
 
-    def seen_with(self, phenomenon: str, lemma: str, value: str) -> bool:
-        """Whether a word agreeing with this subject lemma has the value somewhere in the
-        treebanks: a masculine title may take a feminine verb when its bearer is a woman
-        (Ukrainian *прем'єр зазначила*), a collective noun a plural one."""
-        return self.by_lemma[phenomenon, lemma, value] > 0
+    def seen_with(self, construction: tuple, lemma: str, value: str) -> bool:
+        """Whether a word agreeing with this subject lemma, in the subject's value, has the
+        value somewhere in the treebanks: a masculine title may take a feminine verb when its
+        bearer is a woman (Ukrainian *прем'єр зазначила*), a collective noun a plural one."""
+        return self.by_lemma[construction[0], lemma, construction[2], value] > 0
 
     def share(self, construction: tuple, value: str) -> tuple[int, float]:
         """How often the construction shows ``value``, and its share of the construction."""
@@ -787,7 +788,9 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return why
     if feature == "Number" and site.counted():
         return QUANTIFIED
-    if site.complement_agrees(feature, bad) or site.object_agrees(feature, bad):
+    if site.complement_agrees(feature, bad) or (
+        feature == "Number" and site.object_agrees(feature, bad)
+    ):
         return COMPLEMENT
     if site.honorific(forms, feature, bad):
         return HONORIFIC
