@@ -408,6 +408,9 @@ subjects with singular verbs, Arabic verbs before feminine or plural subjects),
 vocative, or as the predicate: Turkish *ne oldum*), `honorific_plural` (a plural verb may
 honour a singular subject: Urdu, Persian, or a treebank marking polite verbs),
 `predicate_agreement` (a copula may agree with its predicate: *the cause are the floods*),
+`other_nominal_agreement` (the verb may agree with the subject's nominal modifier or, in
+number, its object: *um conjunto de medidas estão*), `quantified_subject` (also a number
+swap of a subject a numeral counts),
 `changes_more_than_agreement` (the form also differs in an unannotated suffix or in vowel
 harmony), `subject_lacks_feature`, `target_lacks_feature`, `treebank_disagreement` (the
 treebank's word disagrees with its subject in a feature);
@@ -415,7 +418,8 @@ measured on the language's own treebanks: `attested_in_treebank` (the swapped va
 in the same construction, by the subject's kind and value, verb-first or not, and a
 participle's auxiliaries, at least `attested_share` of the time and twice: agreement is
 optional there), `construction_does_not_agree` (the word's value follows the subject's in
-under 75% of the construction's sites: Spanish *ha comido*), `below_self_agreement_gate`
+under 75% of the construction's sites: Spanish *ha comido*), `attested_with_subject` (the
+subject's lemma, with its value, is seen beside the swapped value), `below_self_agreement_gate`
 (MultiBLiMP's gate, where given);
 and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
 `duplicate_sentence` (read before, in another split or treebank), `coordinated_subject`,
