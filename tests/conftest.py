@@ -217,6 +217,14 @@ def tiny_filesystem(tmp_path):
     subprocess.run(["umount", str(mount)], check=True)
 
 
+def loopback_direct(monkeypatch) -> None:
+    """Requests to loopback go straight to the test's server, past any proxy."""
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
 @pytest.fixture
 def file_server(monkeypatch):
     """Serves a folder over HTTP on loopback (the standard library's file handler): what a
@@ -225,10 +233,7 @@ def file_server(monkeypatch):
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    loopback_direct(monkeypatch)
     servers = []
 
     class Quiet(SimpleHTTPRequestHandler):

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import loopback_direct
 
 from perturbed_ud import download
 from perturbed_ud.download import fetch_all, git_blob_sha1
@@ -65,10 +66,7 @@ class Faulty(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def faulty(monkeypatch):
-    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    loopback_direct(monkeypatch)
     Faulty.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), Faulty)
     server.daemon_threads = True

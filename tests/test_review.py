@@ -241,12 +241,18 @@ def test_the_sheet_opens_offline_in_chromium_with_captions_and_right_to_left_ara
         assert text in seen["text"]
 
 
-def test_a_sheet_without_a_column_or_with_an_unknown_judgement_is_refused(spud, tmp_path):
+def all_grammatical(spud: Path, tmp_path: Path) -> list[dict]:
+    """The rows of a review sheet drawn from ``spud``, every sentence judged grammatical."""
     code, output = cli("review", spud, "--sample", 2, "--out", tmp_path)
     assert code == 0, output
     rows = sheet_rows(tmp_path / "review.csv")
     for row in rows:
         row["judgement"] = "g"
+    return rows
+
+
+def test_a_sheet_without_a_column_or_with_an_unknown_judgement_is_refused(spud, tmp_path):
+    rows = all_grammatical(spud, tmp_path)
     rows[2]["judgement"] = "maybe"
     write_marked(rows, tmp_path / "unknown.csv")
     code, output = cli("review-score", tmp_path / "unknown.csv")
@@ -297,11 +303,7 @@ def test_a_sentence_in_quotation_marks_is_read_back_from_the_marked_sheet(tmp_pa
 
 
 def test_a_long_note_is_read_and_a_formula_is_written_as_text(spud, tmp_path):
-    code, output = cli("review", spud, "--sample", 2, "--out", tmp_path)
-    assert code == 0, output
-    rows = sheet_rows(tmp_path / "review.csv")
-    for row in rows:
-        row["judgement"] = "g"
+    rows = all_grammatical(spud, tmp_path)
     rows[0]["note"] = "x" * (1 << 20)  # over the csv module's default field limit
     rows[0]["lang"] = "=1+1"
     write_marked(rows, tmp_path / "marked.csv")

@@ -16,7 +16,7 @@ from pathlib import Path
 import datasets
 import pytest
 from click.testing import CliRunner
-from conftest import UD_ROOT
+from conftest import UD_ROOT, loopback_direct
 
 import perturbed_ud.download as download_module
 import perturbed_ud.ud.sources as sources_module
@@ -314,10 +314,7 @@ class _UDHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def ud_server(monkeypatch):
-    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    loopback_direct(monkeypatch)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _UDHandler)
     server.requests, server.lock = [], threading.Lock()
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)

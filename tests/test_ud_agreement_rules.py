@@ -282,3 +282,18 @@ def test_a_construction_whose_word_does_not_follow_its_subject_gives_no_pair(tmp
     assert len(gender) == 9
     dropped = configs(out)["es"]["dropped"]
     assert dropped["sp_gender:construction_does_not_agree"] == 4  # Juan ha comida
+
+
+def test_a_copulas_noun_subject_may_be_reread_as_its_predicate(tmp_path):
+    """Czech *Dnes je den výjimečný* -> *Dnes jsi den výjimečný*: today you are an
+    exceptional day, with *ty* dropped; a pronoun subject gives the pair."""
+    be = "{} být AUX Mood=Ind|Number=Sing|Person={}|Tense=Pres|VerbForm=Fin 3 cop"
+    text = "".join([
+        sentence("1", "1 Den den NOUN Case=Nom|Gender=Masc|Number=Sing 3 nsubj",
+                 "2 " + be.format("je", 3), "3 výjimečný výjimečný ADJ Number=Sing 0 root"),
+        sentence("2", "1 Ty ty PRON Case=Nom|Number=Sing|Person=2 3 nsubj",
+                 "2 " + be.format("jsi", 2), "3 výjimečný výjimečný ADJ Number=Sing 0 root"),
+    ])  # fmt: skip
+    found, dropped = pairs_of(tmp_path, text, "cs")
+    assert found == {("Ty jsi výjimečný", "Ty je výjimečný")}
+    assert dropped["sv_person:other_reading"] == 1

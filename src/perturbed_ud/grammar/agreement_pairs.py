@@ -626,7 +626,11 @@ class Site:
             self.lang in VOCATIVE_WITHOUT_COMMA or self.set_off() or self.addresses()
         ):
             return True
-        return self.lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
+        # a copula's noun subject may be reread as its predicate, with a dropped pronoun
+        # subject of the swapped person (Czech *dnes jsi den výjimečný*, today you are an
+        # exceptional day)
+        copula = self.cols.deprels[self.target] == "cop" and cols.upos[subject] != "PRON"
+        return copula or self.lemma.lower() in PREDICATE_VERBS.get(self.lang, ())
 
     def set_off(self) -> bool:
         """Whether the subject is set off by a comma next to it, as a vocative is."""
