@@ -60,6 +60,7 @@ from .morphology import normalise
 MAX_WORDS = 64  # longer sentences are left out (MultiBLiMP's limit)
 SUBJECT_UPOS = frozenset({"NOUN", "PRON"})
 HEAD_UPOS = frozenset({"VERB", "AUX"})
+FUNCTION_UPOS = frozenset({"PRON", "DET", "PART", "ADV", "ADJ"})
 # Phenomena, in card order: (kind, feature) -> split name.
 PHENOMENA = {
     (kind, feature): f"{kind}_{feature.lower()}" for kind in ("sv", "sp") for feature in AGREEMENT
@@ -90,6 +91,7 @@ CONSTRUCTION_GATE, MIN_SITES = 0.75, 5
 DUPLICATE = "duplicate_sentence"
 # the verb may agree with a nominal beside its subject: its modifier or the verb's object
 COMPLEMENT, LEMMA_ATTESTED = "other_nominal_agreement", "attested_with_subject"
+CORE_CASES = frozenset({"Acc", "Erg", "Abs"})
 CLITIC_MARKS = frozenset("'’")  # a form opening with one is written onto the word before
 # A subject not in the nominative controls the verb's features of its own layer: Basque
 # marks ergative and absolutive agreement (``Number[erg]``, ``Person[abs]``), Georgian its
@@ -250,10 +252,13 @@ class AgreementForms:
         nominals: dict[str, dict[str, set]] | None = None,
         *,
         polite_verbs: bool = False,
+        function_words: set[str] = frozenset(),
     ):
         self.lexicons = lexicons
         self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
         self.polite_verbs = polite_verbs  # the treebank marks politeness on verbs
+        # forms the treebank also has as a pronoun, determiner, particle, adverb or adjective
+        self.function_words = function_words
         # (UPOS, feature as FEATS names it, layered ones too) -> the values it takes
         self.inventory: dict[tuple[str, str], set[str]] = {}
         for lexicon in lexicons:
@@ -266,29 +271,32 @@ class AgreementForms:
     @classmethod
     def from_ud(cls, files: Iterable[Path], extra: list = ()) -> AgreementForms:
         """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``."""
-        lexicon, nominals, polite = Lexicon("ud"), {}, False
+        lexicon, nominals, polite, words = Lexicon("ud"), {}, False, set()
         for path in files:
             for s in read_conllu(path):
                 for i, upos in enumerate(s.upos):
                     if "Typo=Yes" in s.feats[i]:
                         continue
+                    if upos in FUNCTION_UPOS:
+                        words.add(normalise(s.forms[i]))
                     if upos in HEAD_UPOS:
                         lemma = lemma_or_form(s.forms[i], s.lemmas[i])
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
                         polite = polite or {"Polite=Form", "Person=3"} <= set(s.feats[i].split("|"))
                     elif upos in SUBJECT_UPOS:
                         feats = parse_feats(s.feats[i])
-                        # an accusative form is often the nominative too (Ukrainian
-                        # *повідомлення*, message or messages)
-                        if _nominative(feats) or "Acc" in feats.get("Case", "").split(","):
+                        # a form in another core case is often the nominative too
+                        # (Ukrainian *повідомлення*, message or messages; Basque
+                        # *maratoilariak*, the runner (ergative) or the runners)
+                        if _nominative(feats) or CORE_CASES & set(feats.get("Case", "").split(",")):
                             found = nominals.setdefault(normalise(s.forms[i]), {})
                             for name in AGREEMENT:
                                 found.setdefault(name, set()).update(values(feats, name))
-        return cls([lexicon, *extra], nominals, polite_verbs=polite)
+        return cls([lexicon, *extra], nominals, polite_verbs=polite, function_words=words)
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:
-        """Whether the subject's form is also read, as a nominative or accusative (which
-        coincide in many paradigms), with ``value``."""
+        """Whether the subject's form is also read, in a core case (nominative, accusative,
+        ergative, absolutive: they coincide in many paradigms), with ``value``."""
         return value in self.nominals.get(normalise(form), {}).get(feature, ())
 
     def other_values(self, upos: str, feature: str, value: str) -> list[str]:
@@ -804,4 +812,10 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return OTHER_READING
     if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
         return AMBIGUOUS_SUBJECT
+    if site.cols.deprels[site.target].startswith("aux") and normalise(bad_form) in (
+        forms.function_words
+    ):
+        # the swapped auxiliary read as that word, its participle as a clause of its own
+        # (Bulgarian *си висял*, Serbian *on sam ukazao*, he himself pointed out)
+        return OTHER_READING
     return None
