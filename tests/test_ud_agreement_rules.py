@@ -230,6 +230,10 @@ def test_every_treebank_and_split_of_a_language_each_sentence_once(tmp_path):
     test_only = perturbed_ud.build("ud_agreement", tmp_path / "test", ud_root=str(root),
                                    langs=["de"], split="test")  # fmt: skip
     assert {r["sent_id"] for r in built_rows(test_only)} == {"a", "z"}  # z: not in de_x test
+    # a split one treebank lacks is read from those that have it (de_y has no dev)
+    dev = perturbed_ud.build("ud_agreement", tmp_path / "dev", ud_root=str(root), langs=["de"],
+                             split="dev")  # fmt: skip
+    assert {(r["treebank"], r["sent_id"]) for r in built_rows(dev)} == {("de_x", "b")}
     one = perturbed_ud.build("ud_agreement", tmp_path / "one", ud_root=str(root), langs=["de"],
                              treebank=["de=UD_German-Y"])  # fmt: skip
     assert {r["treebank"] for r in built_rows(one)} == {"de_y"}

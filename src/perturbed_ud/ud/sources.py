@@ -529,12 +529,30 @@ def resolve(
             names = _names_under(
                 Path(ud_root), lang, under, overrides, every_treebank, every_language
             )
-            treebanks += [from_ud_root(ud_root, lang, name, split) for name in names]
+            treebanks += _with_split(ud_root, lang, names, split, every_treebank)
         return _declare(treebanks, ud_release)
     langs = sorted(DEFAULT_TREEBANKS) if every_language else langs
     return [
         download(lang, _default_name(lang, overrides), split, offline=offline) for lang in langs
     ]
+
+
+def _with_split(
+    root: str | Path, lang: str, names: list[str], split: str, every: bool
+) -> list[Treebank]:
+    """The treebanks ``names`` of a language under ``root``; reading every treebank, those
+    without the split are passed over (PUD has only a test split), unless all are."""
+    found, missing = [], None
+    for name in names:
+        try:
+            found.append(from_ud_root(root, lang, name, split))
+        except MissingSplitError as err:
+            if not every:
+                raise
+            missing = missing or err
+    if not found and missing:
+        raise missing
+    return found
 
 
 def _default_name(lang: str, overrides: dict[str, str]) -> str:
