@@ -276,3 +276,15 @@ def test_bad_datasets_and_options_are_refused(clams, tmp_path, make, options, me
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1, result.output
     assert result.output.startswith("error: ") and message in result.output
+
+
+def test_the_printed_command_runs_as_printed_in_a_shell(clams, tmp_path):
+    """The command printed for the harness quotes a folder with a space or a leading dash."""
+    import shlex
+
+    out = tmp_path / "my tasks" / "-x"
+    result = CliRunner().invoke(main, ["lm-eval-tasks", str(clams), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("run: ")]
+    words = shlex.split(line.removeprefix("run: "))
+    assert words[words.index("--include_path") + 1] == str(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 from pathlib import Path
 
@@ -479,8 +480,8 @@ def lm_eval_tasks(dataset, out, hub_id, revision, max_length_of, overwrite) -> N
         left_out = group["metadata"]["left_out"]
         click.echo(f"left out {left_out['rows']} rows: {left_out['reason']}")
     click.echo(
-        f"run: lm_eval --model hf --model_args pretrained=MODEL --include_path {out} "
-        f"--tasks {folder.name}"
+        "run: lm_eval --model hf --model_args pretrained=MODEL --include_path "
+        f"{shlex.quote(str(out))} --tasks {shlex.quote(folder.name)}"
     )
 
 
