@@ -261,7 +261,7 @@ class UDAgreement(UDFamily):
                 "self_agreement": {
                     split: round(observed.rate(split), 4)
                     for split in SPLITS
-                    if any(c[0] == split for c, _ in observed.observed)
+                    if any(c.phenomenon == split for c, _ in observed.observed)
                 },
             },
             "read": {

@@ -219,6 +219,19 @@ COLLECTIVE_NOUNS = {
 }
 
 
+class Construction(NamedTuple):
+    """The sites over which a language's treebanks are measured: those of a phenomenon with
+    a pronoun or a noun subject of one value, the verb before or after it, and for a
+    participle the lemmas of its auxiliaries (Spanish *ha comido* never agrees, *fue
+    construida* does)."""
+
+    phenomenon: str
+    pronoun: bool
+    value: str  # the subject's value(s), comma-joined
+    verb_first: bool
+    auxiliaries: str
+
+
 @dataclass(frozen=True)
 class AgreementPair:
     """One swapped agreement feature of one sentence."""
@@ -237,7 +250,7 @@ class AgreementPair:
     sentence_good: str
     sentence_bad: str
     position: int  # the changed word among the sentence's space-separated words
-    construction: tuple = ()  # what its treebank's agreement rate is measured over
+    construction: Construction | None = None  # what its treebank's rates are measured over
     subject_lemma: str = ""
 
 
@@ -512,24 +525,25 @@ class Site:
         """The agreeing word's lemma, its form where the treebank gives none."""
         return lemma_or_form(self.cols.forms[self.target], self.cols.lemmas[self.target])
 
-    def construction(self, feature: str) -> tuple:
-        """What the treebank's rate of each value is measured over: the phenomenon, the
-        subject's kind (pronoun or noun) and value, whether the verb comes first, and a
-        participle's auxiliaries (Spanish *ha comido* never agrees, *fue construida* does)."""
-        value = ",".join(sorted(_subject_value(self.cols, self.subject, feature)))
-        pronoun = self.cols.upos[self.subject] == "PRON"
+    def construction(self, feature: str) -> Construction:
+        """What the treebank's rate of each value is measured over (`Construction`)."""
         cols = self.cols
         auxiliaries = "+".join(sorted(
             lemma_or_form(cols.forms[k], cols.lemmas[k]).lower()
             for k in _children(cols, self.head) if cols.deprels[k].startswith("aux")
         )) if self.kind == "sp" else ""  # fmt: skip
-        return (PHENOMENA[self.kind, feature], pronoun, value, self.target < self.subject,
-                auxiliaries)  # fmt: skip
+        return Construction(
+            phenomenon=PHENOMENA[self.kind, feature],
+            pronoun=cols.upos[self.subject] == "PRON",
+            value=",".join(sorted(_subject_value(cols, self.subject, feature))),
+            verb_first=self.target < self.subject,
+            auxiliaries=auxiliaries,
+        )
 
-    def optional(self, feature: str, good: str, bad: str) -> str | None:
-        """Why the language also allows the swapped value here, or None: an
-        `OPTIONAL_AGREEMENT` rule, a collective noun's plural, a title whose gender is its
-        bearer's (*ח"כ גולדמן*, *Dr. Smith*), an honorific plural."""
+    def optional(self, feature: str, good: str, bad: str) -> bool:
+        """Whether the language also allows the swapped value here: an `OPTIONAL_AGREEMENT`
+        or `UNAGREEMENT` rule, a collective noun's plural, a title whose gender is its
+        bearer's (*ח"כ גולדמן*, *Dr. Smith*), a person noun's feminine verb."""
         cols, subject = self.cols, self.subject
         number, person = self.subject_feats.get("Number"), self.feats.get("Person")
         for rule in (*OPTIONAL_AGREEMENT.get(self.lang, ()), *UNAGREEMENT):
@@ -538,19 +552,17 @@ class Site:
                 and (not rule.verb_first or self.target < subject)
                 and rule.person in (None, person)
             ):
-                return OPTIONAL
-        lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject]).lower()
-        if feature == "Number" and lemma in COLLECTIVE_NOUNS.get(self.lang, ()):
-            return OPTIONAL
+                return True
+        if feature == "Number" and self.subject_lemma in COLLECTIVE_NOUNS.get(self.lang, ()):
+            return True
+        noun = cols.upos[subject] == "NOUN"
         named = any(cols.upos[k] == "PROPN" for k in _children(cols, subject))
-        if feature == "Gender" and cols.upos[subject] == "NOUN" and named:
-            return OPTIONAL
+        if feature == "Gender" and noun and named:
+            return True
         # a masculine noun for a person, a title or profession, takes a feminine verb when
         # its bearer is a woman (Ukrainian *прем'єр зазначила*, Russian *врач пришла*)
-        person = self.subject_feats.get("Animacy") == "Anim" and cols.upos[subject] == "NOUN"
-        if (feature, good, bad) == ("Gender", "Masc", "Fem") and person:
-            return OPTIONAL
-        return None
+        animate = self.subject_feats.get("Animacy") == "Anim"
+        return (feature, good, bad) == ("Gender", "Masc", "Fem") and noun and animate
 
     def complement_agrees(self, feature: str, bad: str) -> bool:
         """Whether a nominal modifier of the subject carries the swapped value: a collective or
@@ -571,13 +583,12 @@ class Site:
         the population)."""
         cols = self.cols
         for k in _children(cols, self.head):
-            case = parse_feats(cols.feats[k]).get("Case", "Nom").split(",")
+            feats = parse_feats(cols.feats[k])
+            case = feats.get("Case", "Nom").split(",")
             if cols.deprels[k].split(":")[0] != "obj" or not {"Nom", "Acc"} & set(case):
                 continue  # a case only an object has (Basque absolutive) is no subject
             counted = any(cols.deprels[j].startswith("nummod") for j in _children(cols, k))
-            if bad in values(parse_feats(cols.feats[k]), feature) or (
-                (feature, bad) == ("Number", "Plur") and counted
-            ):
+            if bad in values(feats, feature) or ((feature, bad) == ("Number", "Plur") and counted):
                 return True
         return False
 
@@ -648,9 +659,7 @@ class Site:
             *(k for k in _children(cols, self.subject) if cols.upos[k] != "PUNCT"),
         ]
         before, after = min(span) - 1, max(span) + 1
-        return any(
-            0 <= k < len(self.cols.forms) and self.cols.forms[k] == "," for k in (before, after)
-        )
+        return any(0 <= k < len(cols.forms) and cols.forms[k] == "," for k in (before, after))
 
     def addresses(self) -> bool:
         """Whether the clause has a vocative: the addressee may be the swapped verb's subject."""
@@ -668,17 +677,17 @@ class SelfAgreement:
 
     by_lemma: Counter = field(default_factory=Counter)
 
-    def see(self, construction: tuple, value: str, lemma: str = "") -> None:
+    def see(self, construction: Construction, value: str, lemma: str = "") -> None:
         self.observed[construction, value] += 1
-        self.by_lemma[construction[0], lemma, construction[2], value] += 1
+        self.by_lemma[construction.phenomenon, lemma, construction.value, value] += 1
 
-    def seen_with(self, construction: tuple, lemma: str, value: str) -> bool:
+    def seen_with(self, construction: Construction, lemma: str, value: str) -> bool:
         """Whether a word agreeing with this subject lemma, in the subject's value, has the
         value somewhere in the treebanks: a masculine title may take a feminine verb when its
         bearer is a woman (Ukrainian *прем'єр зазначила*), a collective noun a plural one."""
-        return self.by_lemma[construction[0], lemma, construction[2], value] > 0
+        return self.by_lemma[construction.phenomenon, lemma, construction.value, value] > 0
 
-    def share(self, construction: tuple, value: str) -> tuple[int, float]:
+    def share(self, construction: Construction, value: str) -> tuple[int, float]:
         """How often the construction shows ``value``, and its share of the construction."""
         seen = self.observed[construction, value]
         total = sum(n for (c, _), n in self.observed.items() if c == construction)
@@ -686,22 +695,22 @@ class SelfAgreement:
 
     def rate(self, phenomenon: str) -> float:
         """The share of a phenomenon's sites whose word has the subject's value."""
-        return self._agreeing(lambda c: c[0] == phenomenon)
+        return self._agreeing(lambda c: c.phenomenon == phenomenon)
 
-    def construction_rate(self, construction: tuple) -> tuple[int, float]:
+    def construction_rate(self, construction: Construction) -> tuple[int, float]:
         """How many sites a construction has whatever the subject's value, and the share of
         them whose word has the subject's value: where the word's value does not follow the
         subject's (a participle after *haber*), the construction is no agreement."""
 
-        def same(c: tuple) -> bool:
-            return c[:2] == construction[:2] and c[3:] == construction[3:]
+        def same(c: Construction) -> bool:
+            return c._replace(value="") == construction._replace(value="")
 
         return sum(n for (c, _), n in self.observed.items() if same(c)), self._agreeing(same)
 
     def _agreeing(self, chosen) -> float:
         sites = [(c, v, n) for (c, v), n in self.observed.items() if chosen(c)]
         total = sum(n for _, _, n in sites)
-        return sum(n for c, v, n in sites if v in c[2].split(",")) / total if total else 1.0
+        return sum(n for c, v, n in sites if v in c.value.split(",")) / total if total else 1.0
 
 
 def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[AgreementPair]:
@@ -796,8 +805,8 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         is_lemma = lemma.lower() in (form.lower(), bad_form.lower())
         if shared < len(lemma) or (shared == len(lemma) and not is_lemma):
             return NOT_MINIMAL
-    if why := site.optional(feature, site.feats[site.keys[feature]], bad):
-        return why
+    if site.optional(feature, site.feats[site.keys[feature]], bad):
+        return OPTIONAL
     if feature == "Number" and site.counted():
         return QUANTIFIED
     if site.complement_agrees(feature, bad) or (
