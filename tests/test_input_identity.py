@@ -281,6 +281,7 @@ def test_a_parquet_file_left_below_a_build_changes_nothing(built, tmp_path):
     shutil.copyfile(folder / ORIG, folder / CONFIG / "notes.parquet")
     (folder / "runs").mkdir()
     shutil.copyfile(folder / ORIG, folder / "runs" / "scores.parquet")
+    (folder / "runs" / "cut-short.parquet").write_bytes(b"PAR1")  # not even readable
     recorded = json.loads((folder / "build.json").read_text())["content_sha256"]
     assert dataset_content(str(folder)) == recorded
 

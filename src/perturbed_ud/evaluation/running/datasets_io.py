@@ -55,14 +55,15 @@ def dataset_content(dataset: str) -> str | None:
     folder = Path(dataset)
     if not folder.is_dir():
         return None
-    for path in sorted(folder.rglob("*.parquet")):  # named here, not in a generation error
+    digests, manifest = _folder_digests(folder)
+    for name in digests:  # the files read, named here, not in a generation error
+        path = folder / name
         try:
             rows = pq.read_metadata(path).num_rows
         except (OSError, pa.ArrowException) as err:
             raise InputError(f"{path}: not a readable Parquet file: {err}") from None
         if not rows:  # `datasets` cannot load a file without rows
             raise InputError(f"{path}: holds no rows; leave an empty split out of the dataset")
-    digests, manifest = _folder_digests(folder)
     content = digests_content(digests)
     _DIGESTS[content] = digests
     if manifest:
