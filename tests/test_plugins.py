@@ -137,3 +137,67 @@ def test_a_plugin_package_adds_a_family_and_a_task(tmp_path):
     without = subprocess.run([sys.executable, "-m", "perturbed_ud", "build", "--help"],
                              capture_output=True, text=True)  # fmt: skip
     assert "lab-echo" not in without.stdout, "only where the plugin is installed"
+
+
+def installed_site(folder: Path, module: str, entry_points: str) -> dict:
+    """An environment whose path holds a package ``lab_plugin`` of the source ``module`` with
+    the ``entry_points``, as pip installs one."""
+    package = folder / "lab_plugin"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(module)
+    info = folder / "lab_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lab-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    return {**os.environ, "PYTHONPATH": str(folder)}
+
+
+def perturbed_ud(env: dict, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perturbed_ud", *args], env=env,
+                          capture_output=True, text=True, cwd=cwd)  # fmt: skip
+
+
+@pytest.mark.subprocess
+def test_a_plugin_that_does_not_import_is_skipped_unless_asked_for(tmp_path):
+    env = installed_site(
+        tmp_path / "site", "raise ImportError('no module named lab_dep')\n",
+        "[perturbed_ud.families]\nlab-broken = lab_plugin\n",
+    )  # fmt: skip
+    listed = perturbed_ud(env, tmp_path, "build", "--help")
+    assert listed.returncode == 0 and "spud" in listed.stdout
+    warning = listed.stderr.strip()
+    assert warning.startswith("warning: skipped: the dataset family module lab_plugin")
+    assert "lab-plugin" in warning and "lab_dep" in warning and "\n" not in warning
+    assert perturbed_ud(env, tmp_path, "build", "spud", "--help").returncode == 0
+    asked = perturbed_ud(env, tmp_path, "build", "lab-broken", "--out", "out")
+    assert asked.returncode != 0 and "error: the dataset family module lab_plugin" in asked.stderr
+    assert "Traceback" not in asked.stderr
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    "versioned, short, taken", [("nonce.spud.v3", "lab-echo", "nonce.spud.v3"),
+                                ("lab.echo.v1", "spud", "spud")],
+)  # fmt: skip
+def test_a_plugin_taking_a_built_in_name_is_blamed_not_the_built_in(
+    tmp_path, versioned, short, taken
+):
+    clash = PLUGIN.replace('"lab.echo.v1"', f"{versioned!r}").replace('"lab-echo"', f"{short!r}")
+    env = installed_site(tmp_path / "site", clash, "[perturbed_ud.families]\nlab-x = lab_plugin\n")
+    listed = perturbed_ud(env, tmp_path, "build", "--help")
+    assert listed.returncode == 0
+    assert "module lab_plugin (entry point 'lab-x' of lab-plugin)" in listed.stderr
+    assert f"{taken!r} is registered twice" in listed.stderr
+    assert "perturbed_ud.builders" not in listed.stderr
+
+
+@pytest.mark.subprocess
+def test_a_family_reporting_rows_it_did_not_write_leaves_no_dataset(tmp_path):
+    liar = PLUGIN.replace('return {"orig": len(rows)}', 'return {"orig": 999}')
+    env = installed_site(
+        tmp_path / "site", liar, "[perturbed_ud.families]\nlab-echo = lab_plugin\n"
+    )  # fmt: skip
+    built = perturbed_ud(env, tmp_path, "build", "lab-echo", "--sentence", "a b", "--out", "out")
+    assert built.returncode != 0
+    assert "lab-echo reports 999 rows in default/orig but wrote 1" in built.stderr
+    assert not (tmp_path / "out" / "lab-echo").exists()

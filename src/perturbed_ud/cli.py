@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 import shlex
 import signal
+import warnings
 from pathlib import Path
 
 import click
 
-from .errors import InputError, Interrupted, PerturbedUDError
+from .errors import InputError, Interrupted, PerturbedUDError, PerturbedUDWarning
 from .options import NAME_OR_PATH, GivenPath
 from .redaction import redact
 from .registry import FAMILIES, TASKS
@@ -22,6 +23,7 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context):
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
         except PerturbedUDError as err:
@@ -32,6 +34,18 @@ class _Commands(click.Group):
                 redact(str(err)) if isinstance(err, Interrupted) else "interrupted", err=True
             )
             ctx.exit(130)
+
+
+_python_showwarning = warnings.showwarning
+
+
+def _show_warning(message, category, *args, **kwargs) -> None:
+    """This package's warnings as one ``warning:`` line; any other library's as Python
+    shows them."""
+    if issubclass(category, PerturbedUDWarning):
+        click.echo(f"warning: {redact(str(message))}", err=True)
+    else:
+        _python_showwarning(message, category, *args, **kwargs)
 
 
 def _exit_on_sigterm(signum: int, frame) -> None:

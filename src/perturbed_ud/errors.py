@@ -11,6 +11,11 @@ class PerturbedUDError(Exception):
     ``error:`` line and exits with status 1."""
 
 
+class PerturbedUDWarning(UserWarning):
+    """Something a user should know that does not stop the work; the command line prints it
+    as one ``warning:`` line."""
+
+
 class InputError(PerturbedUDError):
     """An option value, input file, dataset or model that the command cannot use."""
 

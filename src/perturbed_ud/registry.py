@@ -12,12 +12,13 @@ dataset family or an evaluation task without touching this one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, PerturbedUDWarning
 from .manifest import refusal
 
 
@@ -27,16 +28,26 @@ class Registry:
         self.group = group  # the entry-point group of the modules that register parts
         self._parts: dict[str, type] = {}
         self._short: dict[str, str] = {}  # versioned name -> short name
+        self._broken: dict[str, InputError] = {}  # entry point name -> why it did not import
         self._loaded = False
 
     def _load(self) -> None:
+        """Import every module that registers parts. Another package's module that does not
+        import is skipped with a warning, so one broken plugin does not stop every command;
+        asking for its part by name raises why (`get`, `find`)."""
         if self._loaded:
             return
         self._loaded = True
-        for point in sorted(entry_points(group=self.group), key=lambda p: (p.value, p.name)):
-            self._import(point)
+        for point in _own_first(entry_points(group=self.group)):
+            try:
+                self._import(point)
+            except InputError as err:
+                if _is_own(point):
+                    raise
+                self._broken[point.name] = err
+                warnings.warn(f"skipped: {err}", PerturbedUDWarning, stacklevel=3)
 
-    def _import(self, point) -> None:
+    def _import(self, point: EntryPoint) -> None:
         try:
             point.load()
         except Exception as err:
@@ -49,9 +60,11 @@ class Registry:
     def _load_named(self, name: str) -> None:
         """Import only the module of the entry point named ``name``, where there is one: a
         command's ``--help`` then imports one task's libraries, not every task's."""
+        if name in self._broken:
+            raise self._broken[name]
         if self._loaded or name in self._parts:
             return
-        for point in entry_points(group=self.group, name=name):
+        for point in _own_first(entry_points(group=self.group, name=name)):
             self._import(point)
 
     def register(self, name: str, short: str | None = None) -> Callable:
@@ -90,6 +103,8 @@ class Registry:
 
     def get(self, name: str) -> type:
         self._load()
+        if name in self._broken and name not in self._parts:
+            raise self._broken[name]
         try:
             return self._parts[name]
         except KeyError:
@@ -112,6 +127,16 @@ class Registry:
         """Every name a part answers to: short names, then versioned ones."""
         self._load()
         return sorted(self._parts, key=lambda key: ("." in key, key))
+
+
+def _is_own(point: EntryPoint) -> bool:
+    return point.value.split(".")[0] == __package__
+
+
+def _own_first(points: Iterable[EntryPoint]) -> list[EntryPoint]:
+    """This package's modules before any other's, so that a part registered twice is blamed
+    on the other package, which imports second."""
+    return sorted(points, key=lambda p: (not _is_own(p), p.value, p.name))
 
 
 RULE_SETS = Registry("language rule set", "perturbed_ud.rule_sets")

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from ..data.card import write_card
-from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash
+from ..data.writer import ParquetSplitWriter, atomic_folder, content_hash, split_files
 from ..errors import InputError, Interrupted
 from ..files import guard_output, left_as_found
 from ..manifest import check_manifest_text
@@ -82,6 +82,7 @@ def _write(family: DatasetFamily, final: Path, overwrite: bool, workers: int) ->
         if not entries["configs"]:
             raise InputError(family.why_empty(results))
         _check_conditions(family, entries["configs"])
+        _check_counts(family, root, entries["configs"])
         signature = family.signature(entries)
         frame = {
             "dataset": family.name,
@@ -107,6 +108,27 @@ def _check_conditions(family: DatasetFamily, configs: dict) -> None:
     undeclared = sorted(written - set(family.conditions()))
     if undeclared:
         raise ValueError(f"{family.name} wrote splits it does not declare: {undeclared}")
+
+
+def _check_counts(family: DatasetFamily, root: Path, configs: dict) -> None:
+    """The rows each split reports are the rows written, and every file written is a split's:
+    build.json and the card state counts that readers trust. A family bug otherwise."""
+    import pyarrow.parquet as pq
+
+    listed = set()
+    for config, entry in configs.items():
+        for split, reported in entry["splits"].items():
+            shards = split_files(root, config, split)
+            listed.update(shards)
+            written = sum(pq.ParquetFile(shard).metadata.num_rows for shard in shards)
+            if written != reported:
+                raise ValueError(
+                    f"{family.name} reports {reported!r} rows in {config}/{split} but wrote "
+                    f"{written}"
+                )
+    unlisted = sorted(p.relative_to(root).as_posix() for p in set(root.rglob("*.parquet")) - listed)
+    if unlisted:
+        raise ValueError(f"{family.name} wrote files of no split it reports: {unlisted}")
 
 
 def _write_job(family: DatasetFamily, job, root: Path):
