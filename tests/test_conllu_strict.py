@@ -223,6 +223,15 @@ def test_invalid_input_is_an_error_at_the_offending_line(name: str, tmp_path: Pa
     assert str(err.value).startswith(f"{path}:{line}: ")
 
 
+def test_an_error_quotes_a_huge_cell_cut_short(tmp_path: Path):
+    feats = "|".join(f"F{i:04d}=Yes" for i in range(3000, 0, -1))  # 3,000 items, unsorted
+    path, line = bad_file(tmp_path, [root(), Bad(tok(2, feats=feats))])
+    with pytest.raises(CoNLLUError) as err:
+        list(read_conllu(path))
+    assert "is not sorted by feature name" in str(err.value)
+    assert len(str(err.value)) < 300 and f"({len(feats):,} characters)" in str(err.value)
+
+
 GOOD = {
     "enhanced_relations": [
         root(deps="0:root"),

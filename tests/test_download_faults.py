@@ -7,6 +7,7 @@ against their pins on every read."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,10 +35,11 @@ class Faulty(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 (the standard library's name)
         Faulty.requests.append(self.path)
         mode = self.path.strip("/").split("/")[0]
-        if mode == "moved":
+        if mode in ("moved", "loop"):
             port = self.server.server_address[1]
+            host = "localhost" if mode == "moved" else "127.0.0.1"
             self.send_response(302)
-            self.send_header("Location", f"http://localhost:{port}/ok/x.conllu")
+            self.send_header("Location", f"http://{host}:{port}/{mode}/x.conllu")
             self.end_headers()
             return
         self.send_response(200)
@@ -86,6 +88,7 @@ def faulty(monkeypatch):
         ("trickle", r"it came too slowly \(\d+ bytes in \d+ s\)"),
         ("html", r"the server sent an HTML page, not the file"),
         ("moved", r"redirects to another host \(localhost:\d+\)"),
+        ("loop", r"HTTP Error 302: .*infinite loop\. The last 30x error message was: Found$"),
     ],
 )
 def test_a_misbehaving_server_gives_one_line_and_leaves_nothing(
@@ -96,9 +99,10 @@ def test_a_misbehaving_server_gives_one_line_and_leaves_nothing(
     monkeypatch.setattr(download, "MIN_RATE", 1000)
     folder = tmp_path / "cache" / "UD_X"
     name = "x.conllu" if mode != "endless" else "table"
-    with pytest.raises(SourceError, match=message) as caught:
+    with pytest.raises(SourceError) as caught:
         fetch_all(f"{faulty}/{mode}", [name], folder, hint="HINT")
     first, hint = str(caught.value).split("\n")
+    assert re.search(message, first, re.M)
     assert first.startswith(f"could not download {faulty}/{mode}/{name}: ")
     assert hint == "HINT"
     assert not (tmp_path / "cache").exists()  # no folder, no partial file
@@ -141,3 +145,21 @@ def test_a_cached_table_is_checked_against_its_pin_on_every_read(
     record.write_text(json.dumps(digests), encoding="utf-8")
     with pytest.raises(InputError, match="is not the file downloaded"):
         unimorph.table_files("de")
+
+
+def test_a_cached_file_that_does_not_parse_names_the_cache(tmp_path, monkeypatch):
+    from perturbed_ud.errors import CoNLLUError
+    from perturbed_ud.ud.conllu_io import read_conllu
+
+    monkeypatch.setenv("PERTURBED_UD_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "ud" / "r2.16" / "UD_X"
+    folder.mkdir(parents=True)
+    page = b"<!DOCTYPE html>\n<html>rate limited</html>\n"
+    for where in (folder, tmp_path):
+        (where / "x_y-ud-test.conllu").write_bytes(page)
+    with pytest.raises(CoNLLUError, match=rf"a download cached in {re.escape(str(folder))}: "
+                       "delete that folder to download it again"):  # fmt: skip
+        list(read_conllu(folder / "x_y-ud-test.conllu"))
+    with pytest.raises(CoNLLUError) as outside:
+        list(read_conllu(tmp_path / "x_y-ud-test.conllu"))
+    assert "a download cached" not in str(outside.value), "a user's own file is no download"

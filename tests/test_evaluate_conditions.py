@@ -173,6 +173,10 @@ def test_a_new_scramble_in_build_json_gets_its_effects_and_labels(
     args = ["summarize", str(items_file), "--bootstrap", "50", "--out"]
     refused = CliRunner().invoke(main, [*args, str(tmp_path / "cli-default")])
     assert refused.exit_code == 1 and "unknown conditions ['Reversed'" in refused.output
+    none = CliRunner().invoke(main, ["summarize", str(items_file), "--bootstrap", "0", "--out",
+                                     str(tmp_path / "none")])  # fmt: skip
+    assert none.exit_code == 1 and "at least 1 resample, not 0" in none.output
+    assert not (tmp_path / "none").exists(), "refused before anything is written"
     given = CliRunner().invoke(
         main, [*args, str(tmp_path / "cli"), "--dataset", str(reversed_copy)]
     )

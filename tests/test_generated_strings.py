@@ -209,6 +209,7 @@ ENV_SECRET = "not-shaped-like-a-token-42"  # found only as the value of $HF_TOKE
         ("auth=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "auth=[redacted]"),
         ("clone ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "clone [redacted]"),
         *[(kept, kept) for kept in ("author=Jane", "https://example.com/a@b", "authority: x")],
+        ("token=[abc] x", "token=[redacted] x"),
     ],
 )  # fmt: skip
 def test_redact(text, expected, monkeypatch):
@@ -216,6 +217,7 @@ def test_redact(text, expected, monkeypatch):
 
     monkeypatch.setenv("HF_TOKEN", ENV_SECRET)
     assert redact(text) == expected
+    assert redact(expected) == expected, "redacting twice changes nothing"
 
 
 def lm_eval_results(path, model_args: str):

@@ -253,6 +253,9 @@ def test_a_hf_dataset_file_rewritten_under_its_old_mtime_is_read_anew(tmp_path):
                                                 sha256(data))
     ]  # fmt: skip
     assert manifests[0]["signature"] != manifests[1]["signature"]
+    hostile = cli("build", "local_structure", "--hf-dataset", folder, "--langs", "../x",
+                  "--seeds", 1, "--out", tmp_path / "hostile")  # fmt: skip
+    assert hostile.exit_code == 1 and "language '../x' cannot name a file" in hostile.output
 
 
 def swap_paths(folder: Path, one: str, other: str) -> None:

@@ -96,6 +96,27 @@ def test_sample_errors_point_to_the_other_sources():
         resolve(["en"], split="test", ud_release="r2.16")
 
 
+def test_an_option_that_would_be_ignored_is_refused(tmp_path):
+    """Each option here used to be read and then left unused: a build that looked as asked."""
+    with pytest.raises(SourceError, match="local copies .* --download reads the pinned r2.16"):
+        resolve(["en"], split="test", fetch=True, offline=True, ud_release="../../../x")
+    with pytest.raises(SourceError, match="a treebank for en, which --langs does not build"):
+        resolve(["fr"], split="test", ud_root=str(UD_ROOT), overrides={"en": "UD_English-PUD"})
+    with pytest.raises(SourceError, match="leave it out with --files"):
+        resolve([], split="test", files=[str(EWT_TEST)], overrides={"en": "UD_English-PUD"})
+    every = resolve(["all"], split="test", overrides={"en": "UD_English-PUD"})
+    assert "en" in {t.lang for t in every}
+
+
+@pytest.mark.parametrize("name", ["ok-test.conllu", "-en_x-ud-test.conllu", "EN_x-ud-test.conllu"])
+def test_a_file_name_without_a_language_code_is_refused(tmp_path, name):
+    shutil.copy(EWT_TEST, tmp_path / name)
+    with pytest.raises(SourceError, match="is no language code: rename the file"):
+        from_files([tmp_path / name])
+    shutil.copy(EWT_TEST, tmp_path / "en_mine-ud-test.conllu")
+    assert [t.lang for t in from_files([tmp_path / "en_mine-ud-test.conllu"])] == ["en"]
+
+
 def test_a_damaged_sample_is_refused(tmp_path, monkeypatch):
     copy = tmp_path / "pud"
     shutil.copytree(sample_root(), copy)

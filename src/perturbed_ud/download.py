@@ -142,18 +142,21 @@ def _fetch(url: str, target: Path, hint: str) -> None:
     never an HTML page; every failure one line with the ``hint``."""
     try:
         _stream(url, target, max_bytes(url))
-    except urllib.error.HTTPError as err:
+    except urllib.error.HTTPError as err:  # a redirect loop's message spans three lines
         error = NotOnServer if err.code == 404 else SourceError
-        raise error(f"could not download {url}: {err}\n{hint}") from None
+        raise error(f"could not download {url}: {_one_line(err)}\n{hint}") from None
     except SourceError as err:
         raise SourceError(f"could not download {url}: {err}\n{hint}") from None
     except (http.client.HTTPException, ConnectionError) as err:
-        why = " ".join(str(err).split()) or type(err).__name__
         raise SourceError(
-            f"could not download {url}: the connection failed ({why})\n{hint}"
+            f"could not download {url}: the connection failed ({_one_line(err)})\n{hint}"
         ) from None
     except (urllib.error.URLError, OSError) as err:
-        raise SourceError(f"could not download {url}: {err}\n{hint}") from None
+        raise SourceError(f"could not download {url}: {_one_line(err)}\n{hint}") from None
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
 
 
 def _stream(url: str, target: Path, limit: int) -> None:

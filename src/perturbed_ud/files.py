@@ -79,8 +79,8 @@ class _Capped(io.RawIOBase):
         self.given += n
         if self.given > self.limit:
             raise InputError(
-                f"{self.path} expands to more than {self.limit:,} bytes (CoNLL-U expands 5 to "
-                "15 times): refused as a decompression bomb; decompress it yourself if it is "
+                f"{self.path} expands to more than {self.limit:,} bytes (text expands 5 to 15 "
+                "times): refused as a decompression bomb; decompress it yourself if it is "
                 "genuine"
             )
         return n

@@ -27,8 +27,8 @@ _NAME = re.compile(rf"(?i){_NAMES}")
 # which keeps the scheme.
 _NAMED = re.compile(
     rf"(?i)((?<![A-Za-z0-9_]){_NAMES}[\"']?\s*[=:]\s*[\"']?)"
-    r"(?!(?:bearer|basic)\s)[^\s'\",;&)}\]]+"
-)
+    r"(?!(?:bearer|basic)\s)(?:\[[^\s\]]*\]|[^\s'\",;&)}\]]+)"
+)  # a value in brackets whole, so that redacting twice changes nothing
 _HF_TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{20,}")
 # A URL's password (``https://alice:S3cret@host/``) and GitHub's tokens (``ghp_…``).
 _URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)", re.I)

@@ -25,7 +25,7 @@ from ..data.local_folder import content_cache, data_files
 from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, digests_content, rows_table
 from ..errors import InputError
-from ..files import file_sha256
+from ..files import check_name, file_sha256
 from ..options import comma_words, published_name
 from ..perturb.local_structure import (
     PAPER_RHOS,
@@ -429,6 +429,7 @@ class LocalStructure(UDFamily):
                              "--hf-dataset")  # fmt: skip
         if len(langs := sources.languages()) != 1:
             raise InputError("with --hf-dataset, --langs names the one language of its texts")
+        check_name(langs[0], "language")
         return {"treebanks": (), "lang": langs[0], "split": sources.hf_split,
                 "selection": sources.selection()}  # fmt: skip
 

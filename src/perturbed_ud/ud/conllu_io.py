@@ -22,6 +22,7 @@ from pathlib import Path
 import conllu
 from conllu.models import TokenList
 
+from ..download import cache_dir
 from ..errors import CoNLLUError, InputError
 from ..files import COMPRESSED, READ_ERRORS, open_decompressed, open_output
 from . import validate
@@ -365,14 +366,29 @@ def read_conllu(path: str | Path, sent_ids: SentIds | None = None) -> Iterator[S
     path = Path(path)
     sent_ids = SentIds() if sent_ids is None else sent_ids
     ordinal = 0
-    for start, lines in _blocks(path, _lines(path)):
-        ordinal += 1
-        sentence = _parse_block(path, start, lines, ordinal)
-        line = _sent_id_line(start, lines)
-        sent_ids.add(sentence.sent_id, path, line)
-        yield sentence
-    if ordinal == 0:
-        raise CoNLLUError(path, 1, "file holds no sentences")
+    try:
+        for start, lines in _blocks(path, _lines(path)):
+            ordinal += 1
+            sentence = _parse_block(path, start, lines, ordinal)
+            line = _sent_id_line(start, lines)
+            sent_ids.add(sentence.sent_id, path, line)
+            yield sentence
+        if ordinal == 0:
+            raise CoNLLUError(path, 1, "file holds no sentences")
+    except CoNLLUError as err:
+        raise _naming_the_cache(err, path) from None
+
+
+def _naming_the_cache(err: CoNLLUError, path: Path) -> CoNLLUError:
+    """A downloaded file that does not parse stays in the cache, and every later run would
+    fail on it alike: the error says where it is and how to fetch it again."""
+    folder = path.resolve().parent
+    if not folder.is_relative_to(cache_dir().resolve()):
+        return err
+    return CoNLLUError(
+        err.path, err.line, f"{err.message} (a download cached in {folder}: delete that folder "
+        "to download it again)"
+    )  # fmt: skip
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> None:

@@ -88,6 +88,8 @@ ALL_SPLITS = "all"
 # Every language a source has (`--langs all`): those under a UD root, the packaged sample's,
 # or every language with a default treebank to download.
 ALL_LANGUAGES = "all"
+# UD names a file by its language's ISO 639 code: two letters, or three (639-3).
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 
 
 @dataclass
@@ -294,6 +296,12 @@ def from_files(paths: list[str | Path]) -> list[Treebank]:
         if not path.is_file():
             raise SourceError(f"no such CoNLL-U file: {path}")
         code = conllu_stem(path).split("-ud-")[0]
+        if not LANGUAGE_CODE.match(code.split("_")[0]):
+            raise SourceError(
+                f"{path}: the language is read from the file name, which UD writes "
+                "LANG_TREEBANK-ud-SPLIT.conllu (en_ewt-ud-test.conllu); "
+                f"{code.split('_')[0]!r} is no language code: rename the file"
+            )
         group = groups.setdefault(code, [])
         same = [f for f in group if conllu_stem(f) == conllu_stem(path)]
         if same:  # the same file twice, or two copies of one treebank split: rows twice
@@ -508,15 +516,24 @@ def resolve(
         raise SourceError("choose one source: --files, --ud-root or --download")
     if offline and not fetch:
         raise SourceError("--offline applies to --download (read the cache only)")
+    if not fetch:
+        ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
+    if ud_release and not (files or ud_root):
+        pinned = f"; --download reads the pinned {UD_RELEASE}" if fetch else ""
+        raise SourceError(f"--ud-release applies to local copies (--files, --ud-root){pinned}")
+    overrides = overrides or {}
+    if overrides and files:
+        raise SourceError("--treebank names a treebank to read for a language, not a file's: "
+                          "leave it out with --files")  # fmt: skip
     if files:
         chosen = [] if every_language else langs
         return _declare(_of_languages(from_files(files), chosen), ud_release)
-    if not fetch:
-        ud_root = ud_root or os.environ.get("PERTURBED_UD_ROOT")
-    overrides = overrides or {}
+    if not every_language and (unread := sorted(set(overrides) - set(langs))):
+        raise SourceError(
+            f"--treebank names a treebank for {', '.join(unread)}, which --langs does not "
+            f"build ({', '.join(langs)}): add it to --langs or leave the --treebank out"
+        )
     if not (ud_root or fetch):
-        if ud_release:
-            raise SourceError("--ud-release applies to local copies (--files, --ud-root)")
         langs = sorted(sample_treebanks()) if every_language else langs
         return [from_sample(lang, split, overrides.get(lang)) for lang in langs]
     if ud_root:

@@ -147,11 +147,13 @@ def check_cells(path: Path, number: int, line: str, cols: list[str]) -> None:
         if not cell:
             raise CoNLLUError(path, number, f"{name} is empty (an unset column is '_')")
         if (i in _NO_SPACE or (is_range and i in (FORM, LEMMA))) and _SPACE.search(cell):
-            raise CoNLLUError(path, number, f"{name} {cell!r} contains whitespace")
+            raise CoNLLUError(path, number, f"{name} {_quoted(cell)} contains whitespace")
         if cell[0].isspace() or cell[-1].isspace():
-            raise CoNLLUError(path, number, f"{name} {cell!r} starts or ends with whitespace")
+            raise CoNLLUError(
+                path, number, f"{name} {_quoted(cell)} starts or ends with whitespace"
+            )
         if _DOUBLE_SPACE.search(cell):
-            raise CoNLLUError(path, number, f"{name} {cell!r} has consecutive whitespace")
+            raise CoNLLUError(path, number, f"{name} {_quoted(cell)} has consecutive whitespace")
 
 
 def _check_nfc(path: Path, number: int, line: str) -> None:
@@ -175,7 +177,7 @@ def check_words(path: Path, words: list[list[str]], word_lines: list[int]) -> No
 def check_word(path: Path, number: int, cols: list[str]) -> None:
     """UPOS, FEATS and DEPREL of a syntactic word (HEAD is the tree's part)."""
     if cols[UPOS] not in UPOS_TAGS:
-        raise CoNLLUError(path, number, f"UPOS {cols[UPOS]!r} is not a UD tag")
+        raise CoNLLUError(path, number, f"UPOS {_quoted(cols[UPOS])} is not a UD tag")
     if message := feats_error(cols[FEATS]) or deprel_error(cols[DEPREL]):
         raise CoNLLUError(path, number, message)
 
@@ -186,17 +188,19 @@ def check_range(path: Path, number: int, cols: list[str]) -> None:
         return
     for i in range(LEMMA, DEPS + 1):
         if cols[i] != "_" and not (i == FEATS and cols[i] == "Typo=Yes"):
-            raise CoNLLUError(path, number, f"multiword token with {COLUMN_NAMES[i]} {cols[i]!r}")
+            raise CoNLLUError(
+                path, number, f"multiword token with {COLUMN_NAMES[i]} {_quoted(cols[i])}"
+            )
 
 
 def check_empty_node(path: Path, number: int, cols: list[str]) -> None:
     """An empty node has no basic head or relation; its UPOS (if any) and FEATS are checked."""
     for i in (HEAD, DEPREL):
         if cols[i] != "_":
-            message = f"empty node with {COLUMN_NAMES[i]} {cols[i]!r} (it must be '_')"
+            message = f"empty node with {COLUMN_NAMES[i]} {_quoted(cols[i])} (it must be '_')"
             raise CoNLLUError(path, number, message)
     if cols[UPOS] != "_" and cols[UPOS] not in UPOS_TAGS:
-        raise CoNLLUError(path, number, f"UPOS {cols[UPOS]!r} is not a UD tag")
+        raise CoNLLUError(path, number, f"UPOS {_quoted(cols[UPOS])} is not a UD tag")
     if message := feats_error(cols[FEATS]):
         raise CoNLLUError(path, number, message)
 
@@ -213,16 +217,27 @@ def feats_error(feats: str) -> str | None:
     for item in items:
         match = _FEATURE.fullmatch(item)
         if not match:
-            return f"FEATS item {item!r} is not Name=Value ([A-Z][A-Za-z0-9]*=[A-Z0-9][A-Za-z0-9]*)"
+            return (
+                f"FEATS item {_quoted(item)} is not Name=Value "
+                "([A-Z][A-Za-z0-9]*=[A-Z0-9][A-Za-z0-9]*)"
+            )
         name, values = match.group(1), match.group(2).split(",")
         if name in names:
-            return f"FEATS {feats!r} gives {name} twice"
+            return f"FEATS {_quoted(feats)} gives {name} twice"
         names.add(name)
         if len(set(values)) != len(values) or _unsorted(values):
-            return f"FEATS item {item!r}: values must be distinct and sorted"
+            return f"FEATS item {_quoted(item)}: values must be distinct and sorted"
     if _unsorted(items):
-        return f"FEATS {feats!r} is not sorted by feature name"
+        return f"FEATS {_quoted(feats)} is not sorted by feature name"
     return None
+
+
+def _quoted(value: str, limit: int = 80) -> str:
+    """``value`` quoted for an error line, cut to ``limit`` characters: a cell can be a
+    line of 64 MiB, and the message is one line a user reads."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
 def _unsorted(items: list[str]) -> bool:
@@ -235,9 +250,9 @@ def deprel_error(deprel: str) -> str | None:
     """Why a DEPREL is malformed, or None: a universal relation with at most one subtype."""
     match = _DEPREL.fullmatch(deprel)
     if not match:
-        return f"DEPREL {deprel!r} is not relation[:subtype] in lowercase ASCII letters"
+        return f"DEPREL {_quoted(deprel)} is not relation[:subtype] in lowercase ASCII letters"
     if match.group(1) not in UNIVERSAL_RELATIONS:
-        return f"DEPREL {deprel!r}: {match.group(1)!r} is not a universal relation"
+        return f"DEPREL {_quoted(deprel)}: {_quoted(match.group(1))} is not a universal relation"
     return None
 
 
@@ -248,7 +263,7 @@ def _enhanced_relation_error(deprel: str) -> str | None:
     caseless script (words joined by ``_``), the third part when there are four."""
     universal, *rest = deprel.split(":")
     if universal not in UNIVERSAL_RELATIONS and universal != "ref":
-        return f"{universal!r} is not a universal relation"
+        return f"{_quoted(universal)} is not a universal relation"
     free = [i for i, part in enumerate(rest) if not _LOWER.fullmatch(part)]
     if len(rest) > 3 or len(free) > 1 or (len(rest) == 3 and free not in ([], [1])):
         return "it is not relation[:subtype][:marker][:case] with a-z in all but the marker"
@@ -256,7 +271,7 @@ def _enhanced_relation_error(deprel: str) -> str | None:
         word and all(unicodedata.category(c) in _CASE_CATEGORIES for c in word)
         for word in rest[free[0]].split("_")
     ):
-        return f"subtype {rest[free[0]]!r} is not lowercase letters joined by '_'"
+        return f"subtype {_quoted(rest[free[0]])} is not lowercase letters joined by '_'"
     return None
 
 
@@ -271,7 +286,7 @@ def check_deps(path: Path, number: int, wid: str, deps: str, ids: set[str]) -> N
         if head not in ids:
             raise CoNLLUError(path, number, f"DEPS head {head} is not 0 or an ID in this sentence")
     if wid in heads:
-        raise CoNLLUError(path, number, f"DEPS {deps!r} makes node {wid} its own head")
+        raise CoNLLUError(path, number, f"DEPS {_quoted(deps)} makes node {wid} its own head")
 
 
 @lru_cache(maxsize=16384)
@@ -282,12 +297,12 @@ def _parse_deps(deps: str) -> tuple[str | None, tuple[str, ...]]:
         head, sep, relation = item.partition(":")
         match = _EHEAD.fullmatch(head)
         if not sep or not relation or not match:
-            return f"DEPS item {item!r} is not head:relation", ()
+            return f"DEPS item {_quoted(item)} is not head:relation", ()
         if message := _enhanced_relation_error(relation):
-            return f"DEPS relation {relation!r}: {message}", ()
+            return f"DEPS relation {_quoted(relation)}: {message}", ()
         keys.append((int(match.group(1)), int(match.group(2) or 0), relation, head))
     if keys != sorted(keys):
-        return f"DEPS {deps!r} is not sorted by head, then relation", ()
+        return f"DEPS {_quoted(deps)} is not sorted by head, then relation", ()
     if len({key[:3] for key in keys}) != len(keys):
-        return f"DEPS {deps!r} gives a relation twice", ()
+        return f"DEPS {_quoted(deps)} gives a relation twice", ()
     return None, tuple(key[3] for key in keys)

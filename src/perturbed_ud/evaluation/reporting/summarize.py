@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...errors import InputError
 from ...files import output_folder
 from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items, read_items
 from .figures import plot_accuracy, plot_effects
@@ -91,6 +92,8 @@ def summarize(
     reproduces ``summary_*_seed123.csv`` byte for byte). ``conditions``, the table of the
     items' dataset, decides which effects exist; the items may name any subset of it.
     """
+    if bootstrap < 1:  # checked before anything is written
+        raise InputError(f"--bootstrap: the intervals need at least 1 resample, not {bootstrap}")
     read = read_items if isinstance(items, str | Path) else check_items
     items = read(items, conditions)
     out = output_folder(out_dir)
