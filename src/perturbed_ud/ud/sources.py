@@ -528,11 +528,6 @@ def resolve(
     if files:
         chosen = [] if every_language else langs
         return _declare(_of_languages(from_files(files), chosen), ud_release)
-    if not every_language and (unread := sorted(set(overrides) - set(langs))):
-        raise SourceError(
-            f"--treebank names a treebank for {', '.join(unread)}, which --langs does not "
-            f"build ({', '.join(langs)}): add it to --langs or leave the --treebank out"
-        )
     if not (ud_root or fetch):
         langs = sorted(sample_treebanks()) if every_language else langs
         return [from_sample(lang, split, overrides.get(lang)) for lang in langs]
