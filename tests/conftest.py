@@ -18,6 +18,13 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 DATASETS_CACHE = tempfile.mkdtemp(prefix="perturbed-ud-tests-datasets-")
 os.environ["HF_DATASETS_CACHE"] = DATASETS_CACHE
 atexit.register(shutil.rmtree, DATASETS_CACHE, ignore_errors=True)
+# Under pytest-xdist, each worker takes its share of the cores: torch's, OpenMP's and the
+# tokenizers' thread pools would otherwise each use every core in every worker. Set before
+# torch is imported, and inherited by the processes a test starts.
+if WORKERS := os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    THREADS = str(max(1, (os.cpu_count() or 1) // int(WORKERS)))
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
+        os.environ.setdefault(variable, THREADS)
 
 import pytest  # noqa: E402
 import yaml  # noqa: E402

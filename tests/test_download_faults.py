@@ -6,6 +6,7 @@ against their pins on every read."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -52,6 +53,10 @@ class Faulty(BaseHTTPRequestHandler):
         elif mode == "ok" or mode == "html":
             self.send_header("Content-Length", str(len(BODY)))
         self.end_headers()
+        with contextlib.suppress(ConnectionError):  # the client gave up: the fault under test
+            self._body(mode)
+
+    def _body(self, mode: str) -> None:
         if mode in ("ok", "html"):
             self.wfile.write(BODY)
         elif mode == "short":
