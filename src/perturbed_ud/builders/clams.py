@@ -27,7 +27,7 @@ from pathlib import Path
 from datasets import Features, List, Value
 
 from ..data.card import CardText, markdown_table
-from ..data.minimal_pairs import PAIR_FEATURES
+from ..data.minimal_pairs import PAIR_FEATURES, MinimalPairs
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..download import cache_dir, cached, fetch_all
 from ..errors import GrammarError, InputError
@@ -500,7 +500,7 @@ class ClamsSettings:
 
 
 @FAMILIES.register("agreement.clams.v1")
-class Clams(DatasetFamily):
+class Clams(MinimalPairs, DatasetFamily):
     """Agreement minimal pairs (CLAMS): a config per language, a split per construction.
 
     Grammars come from lexicons/clams/<lang>/ unless --grammar-dir names another folder.
@@ -511,8 +511,6 @@ class Clams(DatasetFamily):
     description = DESCRIPTION
     features = FEATURES
     settings_class = ClamsSettings
-    tasks = ("minimal-pair",)
-    lm_eval_tasks = ("minimal_pair",)
 
     @cached_property
     def _grammar_dir(self) -> str | Path | None:

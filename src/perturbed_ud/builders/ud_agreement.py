@@ -17,7 +17,7 @@ from datasets import Features, Value
 
 from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
 from ..data.markdown import markdown_table
-from ..data.minimal_pairs import PAIR_FEATURES
+from ..data.minimal_pairs import PAIR_FEATURES, MinimalPairs
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import InputError
 from ..files import file_sha256
@@ -185,7 +185,7 @@ class AgreementSources(TreebankSources):
 
 
 @FAMILIES.register("agreement.ud.v1")
-class UDAgreement(UDFamily):
+class UDAgreement(MinimalPairs, UDFamily):
     """Agreement minimal pairs from UD treebanks: a config per language, a split per
     phenomenon."""
 
@@ -195,8 +195,6 @@ class UDAgreement(UDFamily):
     features = FEATURES
     settings_class = UDAgreementSettings
     sources_class = AgreementSources
-    tasks = ("minimal-pair",)
-    lm_eval_tasks = ("minimal_pair",)
 
     def conditions(self) -> list[str]:
         return SPLITS

@@ -15,3 +15,11 @@ PAIR_FEATURES = {
 }
 # What a minimal-pair reader needs: the pair's id, the phenomenon it is grouped by, the pair.
 PAIR_COLUMNS = ("pair_id", "construction", *PAIR_FEATURES)
+
+
+class MinimalPairs:
+    """A family of minimal pairs (a mixin before its `DatasetFamily` base): the tasks that
+    read its datasets, named once for every such family."""
+
+    tasks = ("minimal-pair",)
+    lm_eval_tasks = ("minimal_pair",)

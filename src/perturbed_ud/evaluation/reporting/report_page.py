@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
-
-from jinja2 import Environment, StrictUndefined
 
 from ...errors import InputError
 from ...files import guard_output, output_folder, write_text
 from ...version import __version__
+from .pages import page_template
 from .result_files import Estimate, RunResults, read_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -66,14 +64,7 @@ def write_comparison_page(paths: list[str | Path], out: str | Path) -> Path:
 
 def render_page(runs: list[RunResults]) -> str:
     """The page's HTML; a name the template does not know fails instead of showing blank."""
-    environment = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True)  # fmt: skip
-    environment.filters["number"] = number
-    environment.filters["count"] = count
-    template = environment.from_string(
-        files(__package__).joinpath("report_page.html").read_text(encoding="utf-8")
-    )
-    return template.render(
+    return page_template("report_page.html", number=number, count=count).render(
         runs=runs, tables=comparison_tables(runs), figures=figures_by_name(runs),
         version=__version__,
     )  # fmt: skip

@@ -24,13 +24,11 @@ import json
 import math
 from collections import Counter
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from jinja2 import Environment, StrictUndefined
 
 from ...data.writer import split_files
 from ...errors import InputError, OutputExistsError
@@ -42,6 +40,7 @@ from ...ud.columns import FEATURES, SentenceColumns
 from ...version import __version__
 from ..running.datasets_io import require_columns
 from ..running.inputs import choose_configs, local_manifest
+from .pages import page_template
 from .statistics import WILSON, wilson_interval
 from .summary import markdown_table, spreadsheet_text, write_table
 
@@ -228,12 +227,7 @@ def sentence_tokens(row: dict, replaced: list[bool]) -> tuple[Token, ...]:
 
 def render_sheet(languages: dict[str, list[ReviewItem]], manifest: dict, settings: dict) -> str:
     """The sheet's HTML: every text from the dataset escaped by the template."""
-    environment = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True)  # fmt: skip
-    template = environment.from_string(
-        files(__package__).joinpath("review_sheet.html").read_text(encoding="utf-8")
-    )
-    return template.render(
+    return page_template("review_sheet.html").render(
         languages=languages, manifest=manifest, settings=settings, version=__version__,
         spellings=SPELLINGS,
     )  # fmt: skip
