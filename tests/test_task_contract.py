@@ -122,8 +122,8 @@ def test_a_task_defined_here_runs_through_the_cli_and_the_api(spud, tiny_bert, t
 
 def test_settings_are_checked_where_they_are_declared(spud, tiny_bert, tmp_path):
     common = {"dataset": spud, "model": tiny_bert, "out": tmp_path / "run"}
-    with pytest.raises(InputError, match="--longer-than must be at least 0"):
-        perturbed_ud.evaluate("toy-count", longer_than=-1, **common)
+    with pytest.raises(InputError, match="--longer-than: -1 is not in the range x>=0"):
+        perturbed_ud.evaluate("toy-count", longer_than=-1, **common)  # the CLI's words
     with pytest.raises(InputError, match="toy-count has no option longest; it has: .*longer"):
         perturbed_ud.evaluate("toy-count", longest=1, **common)
     refused = cli("evaluate", "toy-count", "--dataset", spud, "--model", tiny_bert,

@@ -150,24 +150,43 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
                 help=f"{help_text} Comma-separated.", metavar="A,B",
             ))  # fmt: skip
             continue
-        if meta["choices"]:
-            param_type = click.Choice([str(c) for c in meta["choices"]])
-        elif meta["auto"]:
-            param_type = WholeOrAuto(meta["minimum"])
-        elif kind is int:
-            minimum = meta["minimum"]
-            param_type = click.INT if minimum is None else click.IntRange(min=minimum)
-        elif kind is float:
-            param_type = click.FLOAT
-        elif kind is Path:
-            param_type = GivenPath()
-        else:
-            param_type = click.STRING
         options.append(click.Option(
-            [flag, f.name], type=param_type, default=default,
+            [flag, f.name], type=field_type(f, kind), default=default,
             show_default=default is not None, help=help_text,
         ))  # fmt: skip
     return options
+
+
+def field_type(f: dataclasses.Field, kind: type) -> click.ParamType:
+    """The one converter of a field's values, from the command line, a release file or the
+    Python API alike: so ``limit="5"`` is 5 everywhere, and ``"x"`` is refused everywhere
+    with the same message."""
+    meta = f.metadata
+    if kind is bool:
+        return click.BOOL
+    if meta["choices"]:
+        return click.Choice([str(c) for c in meta["choices"]])
+    if meta["auto"]:
+        return WholeOrAuto(meta["minimum"])
+    if kind is int:
+        return click.INT if meta["minimum"] is None else click.IntRange(min=meta["minimum"])
+    if kind is float:
+        return click.FLOAT
+    if kind is Path:
+        return GivenPath()
+    return click.STRING
+
+
+def _typed(f: dataclasses.Field, kind: type, value: Any) -> Any:
+    """``value`` of a number or yes/no field converted by `field_type`; others as given."""
+    if kind not in (bool, int, float):
+        return value
+    if kind is not bool and isinstance(value, bool):  # True is an int to Python, not to a user
+        raise InputError(f"{_option(f)}: {value!r} is not a number")
+    try:
+        return field_type(f, kind).convert(value, None, None)
+    except click.BadParameter as err:
+        raise InputError(f"{_option(f)}: {err.message}") from None
 
 
 def _help(doc: str) -> str:
@@ -201,6 +220,8 @@ def settings_from(settings_class: type, values: dict, what: str) -> Any:
             if meta["repeat"] and isinstance(value, str):
                 value = (value,)
             value = _sequence(value, element, _option(fields[name]))
+        else:
+            value = _typed(fields[name], kind, value)
         checked[name] = value
     try:
         settings = settings_class(**checked)
@@ -253,9 +274,11 @@ class WholeOrAuto(click.ParamType):
 
 def _sequence(value: Any, element: type, option: str) -> tuple:
     """A tuple from a comma list (``"1,2"``) or any sequence of values."""
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, str):
             return tuple(comma_ints(value) if element is int else comma_words(value))
-        except click.BadParameter as err:
-            raise InputError(f"{option}: {err.format_message()}") from None
+        if element is int:  # ["1", "2"] as the command line's "1,2"
+            return tuple(click.INT.convert(item, None, None) for item in value)
+    except click.BadParameter as err:
+        raise InputError(f"{option}: {err.message}") from None
     return tuple(value)
