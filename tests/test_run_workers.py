@@ -80,3 +80,21 @@ def test_workers_end_when_the_run_is_killed(spud, tiny_gpt2, tmp_path):
         for pid in workers:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_workers_on_a_gpu_are_spawned_by_the_library_datasets_starts_them_with():
+    """A forked worker cannot use CUDA once its parent has; datasets.map starts its workers
+    with `multiprocess`, so that is the library whose start method must change."""
+    import datasets.arrow_dataset
+    import multiprocess
+
+    from perturbed_ud.evaluation.running.runner import worker_start_method
+
+    assert datasets.arrow_dataset.mp is multiprocess
+    before = multiprocess.get_start_method(allow_none=True)
+    with worker_start_method("cuda:0", 2):
+        assert multiprocess.get_start_method() == "spawn"
+    assert multiprocess.get_start_method(allow_none=True) == before
+    for device, num_proc in [("cpu", 2), ("cuda", 1), ("cuda", None)]:
+        with worker_start_method(device, num_proc):  # forking is safe: no change
+            assert multiprocess.get_start_method(allow_none=True) == before

@@ -22,7 +22,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import multiprocessing
 import os
 import platform
 import shutil
@@ -30,7 +29,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -385,9 +384,6 @@ def run_task(
     done = sum(_chunk_done(path, by_key[key], start, stop) for key, start, stop, path in mine)
     if done:
         say(f"resuming {run}: {done} of {len(mine)} chunks done, {len(mine) - done} to score")
-    start_method = multiprocessing.get_start_method(allow_none=True)
-    if num_proc and num_proc > 1:  # CUDA in workers needs spawned ones; put back after the run
-        multiprocessing.set_start_method("spawn", force=True)
     bars = is_progress_bar_enabled()
     disable_progress_bar()  # one bar for the whole run instead of one per chunk
     try:
@@ -395,6 +391,7 @@ def run_task(
         with (
             progress(task.name, total) as advance,
             _noting_ctrl_c(bool(num_proc and num_proc > 1)) as pressed,
+            worker_start_method(device, num_proc),
         ):
             for key, start, stop, path in mine:
                 if not path.exists():  # finished chunks of an interrupted run are kept
@@ -413,8 +410,6 @@ def run_task(
     finally:
         if bars:
             enable_progress_bar()
-        if num_proc and num_proc > 1:
-            multiprocessing.set_start_method(start_method, force=True)
     if rank != 0:
         return run, None, header
     _wait_for([path for *_, path in chunks], run, rank_timeout)
@@ -422,6 +417,25 @@ def run_task(
     scored = pd.concat(parts, ignore_index=True)
     header["ran"] = ran(scored)
     return run, scored.drop(columns=RAN_WITH, errors="ignore"), header
+
+
+@contextlib.contextmanager
+def worker_start_method(device: str, num_proc: int | None) -> Iterator[None]:
+    """``datasets.map``'s ``num_proc`` workers are started by `multiprocess` (not the standard
+    library's `multiprocessing`), which forks by default on Linux. A forked child cannot use
+    CUDA once its parent has, so on a GPU they are spawned, and the start method is put back
+    after the run; on CPU, forking is safe and starts them without importing torch again."""
+    import multiprocess
+
+    if not (num_proc and num_proc > 1 and device.startswith("cuda")):
+        yield
+        return
+    before = multiprocess.get_start_method(allow_none=True)
+    multiprocess.set_start_method("spawn", force=True)
+    try:
+        yield
+    finally:
+        multiprocess.set_start_method(before, force=True)
 
 
 @contextlib.contextmanager
