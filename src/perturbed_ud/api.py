@@ -11,12 +11,11 @@ default and build the same thing.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
-from .errors import InputError
+from .errors import InputError, PerturbedUDWarning
 from .files import read_json_object
 from .options import check_one_line
 
@@ -55,7 +54,7 @@ def build(
         instance = cls(settings)
     folder = build_family(instance, out, overwrite=overwrite, workers=workers)
     for warning in instance.warnings():
-        click.echo(f"warning: {warning}", err=True)
+        warnings.warn(warning, PerturbedUDWarning, stacklevel=2)
     return folder
 
 
@@ -137,10 +136,10 @@ def review(
     its folder."""
     from .evaluation.reporting.review import write_sheet
 
-    folder, warnings = write_sheet(dataset, out, sample=sample, seed=seed, configs=configs,
-                                   overwrite=overwrite)  # fmt: skip
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+    folder, notes = write_sheet(dataset, out, sample=sample, seed=seed, configs=configs,
+                                overwrite=overwrite)  # fmt: skip
+    for note in notes:
+        warnings.warn(note, PerturbedUDWarning, stacklevel=2)
     return folder
 
 

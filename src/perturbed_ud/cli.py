@@ -23,9 +23,11 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context):
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        warnings.showwarning = _show_warning
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # the library warns; the command line prints
+                warnings.simplefilter("always", PerturbedUDWarning)
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except PerturbedUDError as err:
             click.echo(f"error: {redact(str(err))}", err=True)
             ctx.exit(1)

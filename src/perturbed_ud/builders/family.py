@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import warnings
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,7 +25,7 @@ from datasets import Features
 
 from ..data.card import CardText
 from ..data.writer import ParquetSplitWriter
-from ..errors import InputError
+from ..errors import InputError, PerturbedUDWarning
 from ..releases import parse_version
 from ..settings import (
     command_options,
@@ -158,8 +159,8 @@ class DatasetFamily(ABC):
         values = {name: value for name, value in values.items() if value is not None}
         for old, new in cls.renamed.items():
             if old in values:
-                click.echo(f"warning: {option_name(old)} is deprecated: use "
-                           f"{option_name(new)}", err=True)  # fmt: skip
+                warnings.warn(f"{option_name(old)} is deprecated: use {option_name(new)}",
+                              PerturbedUDWarning, stacklevel=3)  # fmt: skip
                 values[new] = values.pop(old)
         sources_fields = documented_fields(cls.sources_class) if cls.sources_class else []
         source_names = [f.name for f in sources_fields]
