@@ -28,7 +28,7 @@ from perturbed_ud.evaluation.running.schema import (
     Conditions,
     dataset_conditions,
 )
-from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings, evaluate_masked_word
+from perturbed_ud.evaluation.tasks.masked_word import MaskedWord, MaskedWordSettings
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 
@@ -109,7 +109,7 @@ def with_intervals(*names) -> list[str]:
 
 
 def test_a_run_on_a_build_without_part_reports_full_and_head_only(full_head, tiny_bert, tmp_path):
-    run = evaluate_masked_word(
+    run = MaskedWord.run(
         str(full_head), str(tiny_bert), tmp_path / "run",
         settings=MaskedWordSettings(max_span_pieces=3),
     )  # fmt: skip
@@ -136,7 +136,7 @@ def test_a_new_scramble_in_build_json_gets_its_effects_and_labels(
         ("S_rev", "Rev"), ("S_head", "Head"), ("S_L", "+L"),
     ]  # fmt: skip
     assert interaction_labels(conditions) == {"I_rev": "Rev × L", "I_head": "Head × L"}
-    run = evaluate_masked_word(
+    run = MaskedWord.run(
         str(reversed_copy), str(tiny_bert), tmp_path / "run", configs=["en_full_seed1"],
         settings=MaskedWordSettings(max_span_pieces=3),
     )  # fmt: skip

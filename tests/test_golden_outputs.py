@@ -3,7 +3,7 @@ the metrics stored in ``tests/data/golden/<task>.json`` under the task's version
 that changes without a version bump fails here, so a resumed run never mixes the chunks of two
 scoring codes under one signature (the signature names the task's version).
 
-After an intended change: bump the task's ``VERSION``, then store the new outputs with
+After an intended change: bump the task's ``version``, then store the new outputs with
 ``PERTURBED_UD_WRITE_GOLDEN=1 python -m pytest tests/test_golden_outputs.py``.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -138,7 +137,7 @@ def test_outputs_change_only_with_the_version(task, request, tmp_path, tiny_bert
     run = tmp_path / "run"
     results = perturbed_ud.evaluate(task, dataset=str(dataset), model=str(model), out=run,
                                     **options)  # fmt: skip
-    version = sys.modules[TASKS.get(task).__module__].VERSION
+    version = TASKS.get(task).version
     found = {"task": task, "version": version, **_outputs(run, results)}
     path = GOLDEN / f"{task}.json"
     if WRITE:
@@ -149,6 +148,6 @@ def test_outputs_change_only_with_the_version(task, request, tmp_path, tiny_bert
         "the new outputs (this module's docstring says how)"
     )
     assert found == stored, (
-        f"{task}'s outputs changed, its version ({version}) did not: bump VERSION in its module "
+        f"{task}'s outputs changed, its version ({version}) did not: bump its version "
         "and store the new outputs (this module's docstring says how)"
     )

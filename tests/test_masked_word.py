@@ -20,8 +20,8 @@ from perturbed_ud.errors import RunError
 from perturbed_ud.evaluation.balance import balance_dataset
 from perturbed_ud.evaluation.running.schema import ITEM_COLUMNS
 from perturbed_ud.evaluation.tasks.masked_word import (
+    MaskedWord,
     MaskedWordSettings,
-    evaluate_masked_word,
     score_batch,
 )
 from perturbed_ud.lm.batching import Batcher
@@ -134,9 +134,9 @@ def test_word_matching_normalises_unicode_case_and_punctuation():
 def test_a_run_writes_the_released_schema_and_resumes(dataset, tiny_bert, tmp_path):
     out = tmp_path / "run"
     settings = MaskedWordSettings(max_span_pieces=2)
-    evaluate_masked_word(
+    MaskedWord.run(
         str(dataset), str(tiny_bert), out, configs=["en_full_seed1", "en_part_seed1"],
-        settings=settings, summarize=False,
+        settings=settings,
     )  # fmt: skip
     manifest = json.loads((out / "run.json").read_text())
     items = pd.read_parquet(out / "items.parquet")
@@ -156,16 +156,16 @@ def test_a_run_writes_the_released_schema_and_resumes(dataset, tiny_bert, tmp_pa
     chunks = sorted((out / "chunks").rglob("*.parquet"))
     stamps = [c.stat().st_mtime_ns for c in chunks]
     chunks[0].unlink()
-    evaluate_masked_word(
+    MaskedWord.run(
         str(dataset), str(tiny_bert), out, configs=["en_full_seed1", "en_part_seed1"],
-        settings=settings, summarize=False,
+        settings=settings,
     )  # fmt: skip
     assert [c.stat().st_mtime_ns for c in chunks[1:]] == stamps[1:], "finished chunks reused"
     assert pd.read_parquet(out / "items.parquet").equals(items)
     with pytest.raises(RunError):
-        evaluate_masked_word(
+        MaskedWord.run(
             str(dataset), str(tiny_bert), out, configs=["en_full_seed1"],
-            settings=MaskedWordSettings(beam=6), summarize=False,
+            settings=MaskedWordSettings(beam=6),
         )  # fmt: skip
 
 

@@ -14,8 +14,8 @@ import torch
 from perturbed_ud.builders.engine import build
 from perturbed_ud.evaluation.measures.sentence_scores import causal_log_likelihoods
 from perturbed_ud.evaluation.tasks.minimal_pair import (
+    MinimalPair,
     MinimalPairSettings,
-    evaluate_minimal_pairs,
     score_pairs,
     span_rows,
     variant,
@@ -94,7 +94,7 @@ def test_causal_pairs_compare_sentence_log_probabilities(dataset, tiny_gpt2):
 
 
 def test_a_run_reports_accuracy_with_ties_apart_and_coverage(dataset, tiny_bert, tmp_path):
-    run = evaluate_minimal_pairs(str(dataset), str(tiny_bert), tmp_path / "run")
+    run = MinimalPair.run(str(dataset), str(tiny_bert), tmp_path / "run")
     table = pd.read_csv(run / "accuracy.csv")
     assert set(table["construction"]) == {"simple_agrmt", "vp_coord"}
     for row in table.itertuples():
@@ -116,7 +116,7 @@ def test_the_run_records_the_dtype_it_ran_in(dataset, tiny_gpt2, tmp_path):
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2)
     model.to(torch.bfloat16).save_pretrained(bf16)
     for path, dtype in ((tiny_gpt2, "float32"), (bf16, "bfloat16")):
-        run = evaluate_minimal_pairs(str(dataset), str(path), tmp_path / f"run-{dtype}",
+        run = MinimalPair.run(str(dataset), str(path), tmp_path / f"run-{dtype}",
                                      limit=4)  # fmt: skip
         results = json.loads((run / "results.json").read_text())
         assert results["model"]["dtype"] == dtype

@@ -24,7 +24,7 @@ from datasets import Features, List, Value
 from perturbed_ud.builders.family import DatasetFamily, version_setting
 from perturbed_ud.data.card import CardText
 from perturbed_ud.data.writer import rows_table
-from perturbed_ud.evaluation.running.task import EvaluationTask
+from perturbed_ud.evaluation.running.task import EvaluationTask, Outputs
 from perturbed_ud.registry import FAMILIES, TASKS
 from perturbed_ud.settings import setting
 
@@ -81,9 +81,14 @@ class Length(EvaluationTask):
     """A lab's task: sentence lengths."""
 
     name = "lab-length"
+    version = "0.1.0"
     settings_class = LengthSettings
     read_columns = ("words",)
-    evaluate = staticmethod(lambda dataset, model, out, *, settings, **run: out)
+    score = staticmethod(lambda batch, rank=None, **run: {"n": [len(w) for w in batch["words"]]})
+
+    @classmethod
+    def outputs(cls, scored):
+        return Outputs({"longest": int(scored.rows["n"].max())})
 '''
 
 

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from perturbed_ud.cli import main
-from perturbed_ud.evaluation.tasks import score
+from perturbed_ud.evaluation.tasks.score import Score
 
 
 def evaluate(dataset, model, run, *more):
@@ -34,9 +34,9 @@ def test_a_resume_after_the_task_changed_is_refused_naming_its_version(
     run = tmp_path / "run"
     assert evaluate(spud_en5, tiny_gpt2, run).exit_code == 0
     header = json.loads((run / "run.json").read_text())
-    assert header["task_version"] == score.VERSION
-    assert header["signature"].startswith(f"score@{score.VERSION}|toolkit:")
-    monkeypatch.setattr(score, "VERSION", "9.0.0")
+    assert header["task_version"] == Score.version
+    assert header["signature"].startswith(f"score@{Score.version}|toolkit:")
+    monkeypatch.setattr(Score, "version", "9.0.0")
     again = evaluate(spud_en5, tiny_gpt2, run)
     assert again.exit_code == 1
     assert f"the task version: score@{header['task_version']} → score@9.0.0" in again.output

@@ -1,82 +1,30 @@
 """The evaluation-task contract: a task is one module plus its registration.
 
-The toy task below lives only in this file. Registered, it runs through the Python API and
-the `evaluate` command line (options made from its settings, help, input checks) and the
-shared runner, like the tasks shipped with perturbed-ud; every registered task meets the
-same contract.
+The toy task of ``toy_task.py`` is one short module. Registered, it runs through the Python
+API and the `evaluate` command line (options made from its settings, help, input checks), the
+shared runner (a launch of two ranks included) and `report`, like the tasks shipped with
+perturbed-ud; every registered task meets the same contract.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import UD_ROOT
+from toy_task import ToyCount
 
 import perturbed_ud
+from perturbed_ud.api import run_evaluation
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.reporting.statistics import wilson_interval
-from perturbed_ud.evaluation.running.runner import Task, evaluation, finish, run_task
 from perturbed_ud.evaluation.running.task import EvaluationTask, task_families
 from perturbed_ud.registry import FAMILIES, TASKS
-from perturbed_ud.settings import command_options, documented_fields, setting
-
-
-@dataclass(frozen=True, kw_only=True)
-class CountSettings:
-    """What shapes a toy count."""
-
-    words_column: str = setting("The column of each row's words.", default="forms")
-    longer_than: int = setting("Count the words longer than this.", default=3, minimum=0)
-    lowercase: bool = setting("Compare lower-cased words.", default=False)
-
-
-def count_words(batch, rank=None, *, model: str, revision, device: str, settings: dict):
-    """`datasets.map` function: the words of each row longer than the threshold."""
-    options = CountSettings(**settings)
-    return {
-        "long_words": [
-            sum(len(word) > options.longer_than for word in words)
-            for words in batch[options.words_column]
-        ]
-    }
-
-
-@evaluation("toy-count", CountSettings, kinds=("masked", "causal"))
-def evaluate_counts(dataset, model, out, *, settings=None, **options) -> Path:
-    settings = settings or CountSettings()
-    task = Task("toy-count", count_words, settings, columns=ToyCount.columns(settings),
-                version="1.0.0")  # fmt: skip
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    words = scored.assign(words=scored[settings.words_column].map(len))
-    per_split = words.groupby("split_key")[["long_words", "words"]].sum()
-    low, high = wilson_interval(per_split["long_words"] / per_split["words"], per_split["words"])
-    shares = [  # a metrics table with an interval: what `report` compares across runs
-        {"split": split, "long_share": row.long_words / row.words, "long_share_lo": lo,
-         "long_share_hi": hi, "n": int(row.words), "interval": "Wilson 95%"}
-        for (split, row), lo, hi in zip(per_split.iterrows(), low, high, strict=True)
-    ]  # fmt: skip
-    metrics = {"long_words": int(scored["long_words"].sum()), "long_share": shares}
-    finish(run, header, metrics, rows=len(scored))
-    return run
-
-
-class ToyCount(EvaluationTask):
-    """Toy: how many words of each sentence are long."""
-
-    name = "toy-count"
-    settings_class = CountSettings
-    evaluate = staticmethod(evaluate_counts)
-    reads = ("spud",)
-
-    @classmethod
-    def columns(cls, settings: CountSettings) -> tuple[str, ...]:
-        return (settings.words_column,)
+from perturbed_ud.releases import parse_version
+from perturbed_ud.settings import command_options, documented_fields
 
 
 @pytest.fixture(autouse=True)
@@ -141,6 +89,21 @@ def test_a_task_reads_the_families_it_names_and_those_naming_it(tmp_path, tiny_b
         perturbed_ud.evaluate("toy-count", dataset=clams, model=tiny_bert, out=tmp_path / "r")
 
 
+def test_the_toy_task_runs_under_a_launch_of_two_ranks(spud, tiny_bert, tmp_path, monkeypatch):
+    """Each rank scores its share of the chunks; only rank 0 writes the outputs."""
+    run, whole = tmp_path / "launched", tmp_path / "whole"
+    for rank in ("1", "0"):  # rank 0 finds rank 1's chunks and writes the results
+        for name, value in {"RANK": rank, "WORLD_SIZE": "2", "LOCAL_RANK": rank}.items():
+            monkeypatch.setenv(name, value)
+        run_evaluation("toy-count", dataset=spud, model=tiny_bert, out=run)
+        assert (run / "results.json").exists() == (rank == "0")
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
+        monkeypatch.delenv(name)
+    alone = perturbed_ud.evaluate("toy-count", dataset=spud, model=tiny_bert, out=whole)
+    launched = json.loads((run / "results.json").read_text())
+    assert launched["metrics"] == alone["metrics"] and launched["counts"] == alone["counts"]
+
+
 def test_every_registered_task_meets_the_contract():
     """Every task (the toy one too): documented settings with usable defaults, options made
     from them, columns it reads, and at least one family whose datasets it reads."""
@@ -157,5 +120,9 @@ def test_every_registered_task_meets_the_contract():
         options = command_options(task.settings_class)
         assert [o.name for o in options] == [f.name for f in fields], name
         assert task.columns(settings), name
+        assert issubclass(task, EvaluationTask) and callable(task.score), name
+        assert parse_version(task.version), name
+        own = getattr(task.outputs, "__func__", task.outputs)  # a classmethod or a function
+        assert own is not EvaluationTask.outputs.__func__, name
         assert task_families(name), name
         assert all(FAMILIES.find(f) for f in task_families(name)), name

@@ -19,7 +19,6 @@ and a run whose settings changed before any chunk was scored simply starts again
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -60,7 +59,7 @@ from .datasets_io import (
     require_columns,
 )
 from .inputs import check_inputs, local_manifest, model_kind
-from .task import RANK_TIMEOUT
+from .task import RANK_TIMEOUT, EvaluationTask, Scored
 from .workers import workers_end_with_this_process
 
 CHUNK_ROWS = 512
@@ -584,70 +583,63 @@ def _build_identity(manifest: dict | None) -> dict | None:
     return {key: manifest.get(key) for key in keys}
 
 
-def evaluation(
-    task: str,
-    settings_class: type,
+def evaluate_task(
+    task: type[EvaluationTask],
+    dataset: str,
+    model: str,
+    out: str | Path,
     *,
-    kinds: tuple[str, ...] = ("masked", "causal"),
-    check_model: Callable | None = None,
-):
-    """An evaluate function, checked and locked: the dataset, configs, splits, model path,
-    device and model kind are checked before anything is written; a settings ``kind`` of None
-    becomes the model's own; then the run folder (``out``) is held for the whole run, so two
-    runs on one folder never write each other's chunks (each rank of a launch holds its own).
-    The run folder is never inside the dataset, the model or the treebanks read (its chunks
-    would change them), and a symlink in it is refused rather than written through.
+    settings=None,
+    configs: list[str] | None = None,
+    splits: list[str] | None = None,
+    device: str = "auto",
+    revision: str | None = None,
+    **options,
+) -> Path:
+    """Run ``task``: the dataset, configs, splits, model path, device and model kind are
+    checked before anything is written (a settings ``kind`` of None becomes the model's
+    own; a task that reads no language model checks its model itself); then the run folder
+    (``out``) is held for the whole run, so two runs on one folder never write each other's
+    chunks (each rank of a launch holds its own). The run folder is never inside the
+    dataset, the model or the treebanks read (its chunks would change them), and a symlink
+    in it is refused rather than written through. Rank 0 writes the task's outputs and
+    results.json; the other ranks of a launch return once their chunks are scored."""
+    from ...lm.models import checked_device, resolved_device
 
-    A task that reads no language model (``kinds`` empty) checks its model with
-    ``check_model(model, revision, dataset, settings, configs, dataset_revision)`` instead,
-    also before anything is written.
-    """
-
-    def decorate(evaluate: Callable) -> Callable:
-        @functools.wraps(evaluate)
-        def checked(
-            dataset: str,
-            model: str,
-            out: str | Path,
-            *,
-            settings=None,
-            configs: list[str] | None = None,
-            splits: list[str] | None = None,
-            device: str = "auto",
-            revision: str | None = None,
-            **options,
-        ):
-            from ...lm.models import checked_device, resolved_device
-
-            settings = settings or settings_class()
-            check_inputs(task, dataset, configs, splits, model)
-            device = resolved_device(device)
-            checked_device(device)
-            if check_model is not None:
-                check_model(model, revision, dataset, settings, configs,
-                            options.get("dataset_revision"))  # fmt: skip
-            if kinds:
-                asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
-                remote = getattr(settings, "trust_remote_code", False)
-                kind = model_kind(model, revision, asked, choosable=len(kinds) > 1,
-                                  remote_code=remote)  # fmt: skip
-                if hasattr(settings, "kind"):
-                    settings = replace(settings, kind=kind)
-            guard_output(out, [dataset, model, options.get("ud_root")])
-            rank, _ = launcher_rank()
-            with (
-                left_as_found(out) as run,
-                exclusive(output_folder(run) / f".rank{rank}.lock", f"the run folder {run}"),
-            ):
-                refuse_links(run)
-                return evaluate(
-                    dataset, model, out, settings=settings, configs=configs, splits=splits,
-                    device=device, revision=revision, **options,
-                )  # fmt: skip
-
-        return checked
-
-    return decorate
+    settings = settings or task.settings_class()
+    check_inputs(task.name, dataset, configs, splits, model)
+    device = resolved_device(device)
+    checked_device(device)
+    if not task.kinds:
+        task.check_model(model, revision, dataset, settings, configs,
+                         options.get("dataset_revision"))  # fmt: skip
+    else:
+        kinds = task.kinds
+        asked = getattr(settings, "kind", None) or (kinds[0] if len(kinds) == 1 else None)
+        remote = getattr(settings, "trust_remote_code", False)
+        kind = model_kind(model, revision, asked, choosable=len(kinds) > 1, remote_code=remote)
+        if hasattr(settings, "kind"):
+            settings = replace(settings, kind=kind)
+    guard_output(out, [dataset, model, options.get("ud_root")])
+    rank, _ = launcher_rank()
+    with (
+        left_as_found(out) as run,
+        exclusive(output_folder(run) / f".rank{rank}.lock", f"the run folder {run}"),
+    ):
+        refuse_links(run)
+        options |= {"configs": configs, "splits": splits, "device": device,
+                    "revision": revision}  # fmt: skip
+        plan = task.plan(dataset, model, settings, options)
+        scoring = Task(
+            task.name, task.score, settings, task.split_key, task.columns(settings),
+            task.skip_splits, plan.get("inputs"), plan.get("prepare"), version=task.version,
+        )  # fmt: skip
+        run, rows, header = run_task(scoring, dataset, model, out, **options)
+        if rows is None:  # another rank of a multi-process launch writes the outputs
+            return run
+        made = task.outputs(Scored(run, rows, settings, model, dataset, plan))
+        finish(run, header, made.metrics, headline=made.headline, **made.counts)
+        return run
 
 
 def records(table: pd.DataFrame) -> list[dict]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,10 +29,8 @@ from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.statistics import WILSON, wilson_interval
 from ..reporting.summary import write_table
 from ..running.datasets_io import config_names, dataset_content, load_config
-from ..running.runner import Task, evaluation, finish, records, run_task
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.runner import records
+from ..running.task import EvaluationTask, Outputs, Scored
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,14 +41,6 @@ class ClassifySettings(BatchSettings):
     def __post_init__(self):
         super().__post_init__()
         check_columns(self)
-
-
-def check_classifier(name, revision, dataset, settings, configs, dataset_revision) -> None:
-    """Before anything is written: the checkpoint is a sequence classifier (`checked_model`)
-    whose labels are the dataset's classes."""
-    config, _ = checked_model(name, revision, "classifier",
-                              remote_code=settings.trust_remote_code)  # fmt: skip
-    check_label_names(dataset, configs, dataset_revision, settings.label_column, name, config)
 
 
 def _pad_token(tokenizer, config) -> None:
@@ -164,48 +153,39 @@ def setting_table(scored: pd.DataFrame, model_name: str, text_columns) -> pd.Dat
     return setting_rows(scored, text_columns, accuracy).assign(interval=WILSON)
 
 
-@evaluation("classify", ClassifySettings, kinds=(), check_model=check_classifier)
-def evaluate_classifier(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: ClassifySettings | None = None,
-    **options,
-) -> Path:
-    """Score a sequence classifier on every split (setting) of a local_structure dataset;
-    write per-row predictions, accuracy per config and setting, its Spearman correlations
-    with chrF, IDC and compression, and the figures; return the run folder.
-
-    ``options`` as for `evaluate_masked_word`."""
-    settings = settings or ClassifySettings()
-    task = Task(
-        "classify", classify_batch, settings,
-        columns=Classify.columns(settings), version=VERSION,
-    )  # fmt: skip
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    with atomic_path(run / "predictions.parquet") as tmp:
-        scored.to_parquet(tmp, index=False)
-    table = setting_table(scored, model, settings.text_columns)
-    write_table(table, run / "classify_accuracy.csv", markdown=True)
-    correlations = write_comparison(table, "accuracy", model, run)
-    metrics = {"accuracy": records(table), "correlations": records(correlations)}
-    counts = {"rows": len(scored), "truncated": int(scored["truncated"].sum())}
-    finish(run, header, metrics, headline=table, **counts)
-    return run
-
-
 @TASKS.register("classify.v1")
 class Classify(EvaluationTask):
     """Accuracy of a fine-tuned sequence classifier on every setting (local_structure), its
     Spearman correlations with chrF, IDC and compression, and accuracy-vs-chrF/IDC figures."""
 
     name = "classify"
+    version = "1.0.0"
     settings_class = ClassifySettings
-    evaluate = staticmethod(evaluate_classifier)
+    score = staticmethod(classify_batch)
+    kinds = ()  # a sequence classifier, checked by `check_model`
 
     @classmethod
     def columns(cls, settings: ClassifySettings) -> tuple[str, ...]:
         return (*settings.text_columns, settings.label_column)
+
+    @classmethod
+    def check_model(cls, model, revision, dataset, settings, configs, dataset_revision) -> None:
+        """The checkpoint is a sequence classifier (`checked_model`) whose labels are the
+        dataset's classes."""
+        config, _ = checked_model(model, revision, "classifier",
+                                  remote_code=settings.trust_remote_code)  # fmt: skip
+        check_label_names(dataset, configs, dataset_revision, settings.label_column, model, config)
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """Per-row predictions, accuracy per config and setting, its Spearman correlations
+        with chrF, IDC and compression, and the figures."""
+        rows, run, model = scored.rows, scored.folder, scored.model
+        with atomic_path(run / "predictions.parquet") as tmp:
+            rows.to_parquet(tmp, index=False)
+        table = setting_table(rows, model, scored.settings.text_columns)
+        write_table(table, run / "classify_accuracy.csv", markdown=True)
+        correlations = write_comparison(table, "accuracy", model, run)
+        metrics = {"accuracy": records(table), "correlations": records(correlations)}
+        counts = {"rows": len(rows), "truncated": int(rows["truncated"].sum())}
+        return Outputs(metrics, table, counts)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,10 +28,8 @@ from ..measures.sentence_scores import KindSettings
 from ..reporting.figures import plot_distances
 from ..reporting.statistics import worst_copy
 from ..reporting.summary import write_table
-from ..running.runner import Task, evaluation, finish, records, run_task
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.runner import records
+from ..running.task import EvaluationTask, Outputs, Scored
 
 COLUMNS = ("sent_id", "forms", "original_forms")
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
@@ -128,46 +125,28 @@ def distance_summary(worst: pd.DataFrame, model_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@evaluation("distance", DistanceSettings)
-def evaluate_distances(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: DistanceSettings | None = None,
-    **options,
-) -> Path:
-    """Per-layer distances between every perturbed copy and its original (substitution
-    datasets); write them per sentence, the worst-copy summary per config and layer, and a
-    figure of distance by layer and τ; return the run folder.
-
-    ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
-    settings = settings or DistanceSettings()
-    task = Task(
-        "distance", sentence_distances, settings,
-        columns=COLUMNS, skip_splits=("orig",), version=VERSION,
-    )  # fmt: skip
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    keep = ["split_key", "sent_id", "copy", "too_long", *MEASURES]
-    with atomic_path(run / "distances.parquet") as tmp:
-        scored[keep].to_parquet(tmp, index=False)
-    worst = worst_copies(scored)
-    summary = distance_summary(worst, model)
-    write_table(summary, run / "distance_summary.csv", markdown=True)
-    if len(summary):
-        plot_distances(summary, run / "distance_by_layer.png")
-    counts = {"copies": len(scored), "too_long": int(scored["too_long"].sum())}
-    finish(run, header, {"distance": records(summary)}, headline=summary, **counts)
-    return run
-
-
 @TASKS.register("distance.v1")
 class Distance(EvaluationTask):
     """Per-layer distances between perturbed copies and their originals (substitution)."""
 
     name = "distance"
+    version = "1.0.0"
     settings_class = DistanceSettings
-    evaluate = staticmethod(evaluate_distances)
+    score = staticmethod(sentence_distances)
     read_columns = COLUMNS
+    skip_splits = ("orig",)  # the copies are compared with their originals, row by row
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """The distances per sentence, the worst-copy summary per config and layer, and a
+        figure of distance by layer and τ."""
+        rows, run = scored.rows, scored.folder
+        keep = ["split_key", "sent_id", "copy", "too_long", *MEASURES]
+        with atomic_path(run / "distances.parquet") as tmp:
+            rows[keep].to_parquet(tmp, index=False)
+        summary = distance_summary(worst_copies(rows), scored.model)
+        write_table(summary, run / "distance_summary.csv", markdown=True)
+        if len(summary):
+            plot_distances(summary, run / "distance_by_layer.png")
+        counts = {"copies": len(rows), "too_long": int(rows["too_long"].sum())}
+        return Outputs({"distance": records(summary)}, summary, counts)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -24,11 +23,9 @@ from ...lm.models import device_for, load_masked_lm
 from ...lm.windows import long_inputs_setting
 from ...registry import TASKS
 from ...settings import setting
-from ..running.runner import Task, evaluation, finish, records, run_task
+from ..running.runner import records
 from ..running.schema import Conditions, dataset_conditions
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.task import EvaluationTask, Outputs, Scored
 
 SCORINGS = ("paper", "lrec2026")
 COLUMNS = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
@@ -164,74 +161,54 @@ def _released_items(scored: pd.DataFrame, model_name: str, conditions: Condition
     )
 
 
-def _lang_seed_key(config: str, split: str, row: dict) -> str:
-    """The orig splits every family config of a (language, seed) shares are scored once."""
-    return f"{row['lang']}_seed{row['seed']}/{split}"
+@TASKS.register("masked_word.v1")
+class MaskedWord(EvaluationTask):
+    """Mask each item's target word and rebuild it by beam search over its pieces."""
 
+    name = "masked-word"
+    version = "1.0.0"
+    settings_class = MaskedWordSettings
+    score = staticmethod(score_batch)
+    kinds = ("masked",)
+    read_columns = COLUMNS
 
-@evaluation("masked-word", MaskedWordSettings, kinds=("masked",))
-def evaluate_masked_word(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: MaskedWordSettings | None = None,
-    summarize: bool = True,
-    **options,
-) -> Path:
-    """Mask each item's target word and rebuild it by beam search; return the run folder.
+    @staticmethod
+    def split_key(config: str, split: str, row: dict) -> str:
+        """The orig splits every family config of a (language, seed) shares are scored once."""
+        return f"{row['lang']}_seed{row['seed']}/{split}"
 
-    ``options``: ``configs`` and ``splits`` (default: all), ``limit`` (rows per split),
-    ``device``, ``revision``, ``dataset_revision``, ``num_proc``, ``overwrite``."""
-    conditions = dataset_conditions(dataset)  # before scoring, so a bad build.json fails fast
-    task = Task(
-        "masked-word",
-        score_batch,
-        settings or MaskedWordSettings(),
-        _lang_seed_key,
-        COLUMNS,
-        version=VERSION,
-    )
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    drops = Counter(
-        f"{lang}/{split}:{status}"
-        for lang, split, status in zip(
-            scored["treebank"], scored["condition"], scored["status"], strict=True
-        )
-        if status != "scored"
-    )
-    items = _released_items(scored[scored["status"] == "scored"], model, conditions)
-    with atomic_path(run / "items.parquet") as tmp:
-        items.to_parquet(tmp, index=False)
-    with atomic_path(run / "items.jsonl") as tmp:
-        items.to_json(tmp, orient="records", lines=True, force_ascii=False)
-    if summarize:
+    @classmethod
+    def plan(cls, dataset: str, model: str, settings, run: dict) -> dict:
+        """The dataset's conditions, read before scoring so that a bad build.json fails fast."""
+        return {"conditions": dataset_conditions(dataset)}
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """The items in the released schema (Parquet and JSONL), their summaries and
+        intervals; the items left out, counted by reason."""
         from ..reporting.summarize import summarize as write_summaries
 
+        rows, run = scored.rows, scored.folder
+        drops = Counter(
+            f"{lang}/{split}:{status}"
+            for lang, split, status in zip(
+                rows["treebank"], rows["condition"], rows["status"], strict=True
+            )
+            if status != "scored"
+        )
+        conditions = scored.plan["conditions"]
+        items = _released_items(rows[rows["status"] == "scored"], scored.model, conditions)
+        with atomic_path(run / "items.parquet") as tmp:
+            items.to_parquet(tmp, index=False)
+        with atomic_path(run / "items.jsonl") as tmp:
+            items.to_json(tmp, orient="records", lines=True, force_ascii=False)
         written = write_summaries(items, run, conditions=conditions)
         metrics = {
             name.removesuffix(".csv"): records(pd.read_csv(path))
             for name, path in written.items()
             if name.endswith(".csv")
         }
-    else:
-        metrics = {}
-    accuracy = pd.DataFrame(metrics.get("accuracy_ci", []))
-    headline = accuracy.drop(columns=[c for c in accuracy if c.startswith("word_at_5")])
-    finish(
-        run, header, metrics, headline=headline if len(headline) else None, rows=len(scored),
-        scored=len(items), drops=dict(sorted(drops.items())),
-    )  # fmt: skip
-    return run
-
-
-@TASKS.register("masked_word.v1")
-class MaskedWord(EvaluationTask):
-    """Mask each item's target word and rebuild it by beam search over its pieces."""
-
-    name = "masked-word"
-    settings_class = MaskedWordSettings
-    evaluate = staticmethod(evaluate_masked_word)
-    read_columns = COLUMNS
+        accuracy = pd.DataFrame(metrics.get("accuracy_ci", []))
+        headline = accuracy.drop(columns=[c for c in accuracy if c.startswith("word_at_5")])
+        counts = {"rows": len(rows), "scored": len(items), "drops": dict(sorted(drops.items()))}
+        return Outputs(metrics, headline if len(headline) else None, counts)

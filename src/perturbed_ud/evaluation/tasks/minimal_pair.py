@@ -37,10 +37,8 @@ from ..measures.sentence_scores import (
 from ..reporting.figures import count_label, grouped_bars
 from ..reporting.statistics import WILSON, stratified_mean_interval, wilson_interval
 from ..reporting.summary import write_table
-from ..running.runner import Task, evaluation, finish, records, run_task
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.runner import records
+from ..running.task import EvaluationTask, Outputs, Scored
 
 # The parts of a pair a dataset of other column names maps with ``pair_columns``, and the
 # columns of the datasets built here (the language: the first part of each pair id).
@@ -292,33 +290,8 @@ def language_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@evaluation("minimal-pair", MinimalPairSettings)
-def evaluate_minimal_pairs(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: MinimalPairSettings | None = None,
-    **options,
-) -> Path:
-    """Does the model prefer each pair's grammatical sentence? Write the scored pairs,
-    accuracy per language and construction, and a figure; return the run folder.
-
-    ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
-
-    settings = settings or MinimalPairSettings()
-    task = Task("minimal-pair", score_pairs, settings, columns=settings.read_columns(),
-                version=VERSION)  # fmt: skip
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    scored = grouped(scored, settings)
-    with atomic_path(run / "pairs.parquet") as tmp:
-        scored.to_parquet(tmp, index=False)
-    table = pair_accuracy(scored, model)
-    write_table(table, run / "accuracy.csv", markdown=True)
-    languages = language_accuracy(scored, model)
-    write_table(languages, run / "accuracy_by_language.csv", markdown=True)
+def accuracy_figure(table: pd.DataFrame, path: Path) -> None:
+    """Accuracy per language and construction, a bar per construction with its interval."""
     wide = table.pivot(index=["model_name", "lang"], columns="construction")
     flat = pd.DataFrame(
         {
@@ -331,20 +304,12 @@ def evaluate_minimal_pairs(
     flat = flat.merge(counts.reset_index(), on=["model_name", "lang"])
     constructions = {name: name for name in sorted(table["construction"].unique())}
     grouped_bars(
-        flat.assign(interval=table["interval"].iloc[0]), constructions, run / "accuracy.png",
+        flat.assign(interval=table["interval"].iloc[0]), constructions, path,
         title="Minimal-pair accuracy: pairs whose grammatical sentence scores higher",
         ylabel="accuracy", chance=0.5, lowest=0.0,
         missing="no pair of this construction scored in the language: none in the dataset (its "
         "card says why) or every one unscored (accuracy.csv counts them)",
     )  # fmt: skip
-    outcomes = scored["outcome"].value_counts().to_dict()
-    unscored = scored.loc[scored["outcome"] == "unscored", "unscored"].value_counts().to_dict()
-    metrics = {"accuracy": records(table), "accuracy_by_language": records(languages)}
-    headline = languages[["lang", "macro_accuracy", "macro_accuracy_lo", "macro_accuracy_hi",
-                          "accuracy", "N", "unscored"]]  # fmt: skip
-    finish(run, header, metrics, headline=headline, pairs=len(scored), outcomes=outcomes,
-           unscored=unscored, windowed=int(scored["windowed"].sum()))  # fmt: skip
-    return run
 
 
 @TASKS.register("minimal_pair.v1")
@@ -352,10 +317,35 @@ class MinimalPair(EvaluationTask):
     """Does the model prefer the grammatical sentence of each pair (minimal-pair datasets)?"""
 
     name = "minimal-pair"
+    version = "1.0.0"
     settings_class = MinimalPairSettings
-    evaluate = staticmethod(evaluate_minimal_pairs)
+    score = staticmethod(score_pairs)
     read_columns = COLUMNS
 
     @classmethod
     def columns(cls, settings: MinimalPairSettings) -> tuple[str, ...]:
         return settings.read_columns()
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """The scored pairs, accuracy per language and construction, and a figure."""
+        run, model = scored.folder, scored.model
+        pairs = grouped(scored.rows, scored.settings)
+        with atomic_path(run / "pairs.parquet") as tmp:
+            pairs.to_parquet(tmp, index=False)
+        table = pair_accuracy(pairs, model)
+        write_table(table, run / "accuracy.csv", markdown=True)
+        languages = language_accuracy(pairs, model)
+        write_table(languages, run / "accuracy_by_language.csv", markdown=True)
+        accuracy_figure(table, run / "accuracy.png")
+        unscored = pairs.loc[pairs["outcome"] == "unscored", "unscored"].value_counts()
+        metrics = {"accuracy": records(table), "accuracy_by_language": records(languages)}
+        headline = languages[["lang", "macro_accuracy", "macro_accuracy_lo",
+                              "macro_accuracy_hi", "accuracy", "N", "unscored"]]  # fmt: skip
+        counts = {
+            "pairs": len(pairs),
+            "outcomes": pairs["outcome"].value_counts().to_dict(),
+            "unscored": unscored.to_dict(),
+            "windowed": int(pairs["windowed"].sum()),
+        }
+        return Outputs(metrics, headline, counts)

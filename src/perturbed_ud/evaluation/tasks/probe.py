@@ -81,10 +81,8 @@ from ..reporting.statistics import (
 )
 from ..reporting.summary import markdown_table, write_table
 from ..running.datasets_io import config_names, dataset_content, load_config, require_columns
-from ..running.runner import Task, evaluation, finish, launcher_rank, records, run_task, say
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.runner import launcher_rank, records, say
+from ..running.task import EvaluationTask, Outputs, Scored
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 READ_COLUMNS = (*COLUMNS, "lang")  # a row's language picks the probes it is tested with
@@ -563,73 +561,61 @@ def sentence_table(rows: pd.DataFrame) -> pd.DataFrame:
     return table[first + [c for c in metrics if c not in first]]
 
 
-@evaluation("probe", ProbeSettings)
-def evaluate_probes(
-    dataset: str,
-    model: str,
-    out: str | Path,
-    *,
-    settings: ProbeSettings | None = None,
-    configs: list[str] | None = None,
-    splits: list[str] | None = None,
-    dataset_revision: str | None = None,
-    num_proc: int | None = None,
-    ud_root: str | None = None,
-    download: bool = False,
-    offline: bool = False,
-    treebanks: tuple[str, ...] = (),
-    **options,
-) -> Path:
-    """Train probes on a UD treebank's training split and test them on the original and
-    perturbed splits of ``dataset`` (spud or substitution); return the run folder with
-    ``probe_sentences.parquet``, ``probe_summary.csv``/``.md`` and ``results.json``.
+def plan_probes(dataset: str, model: str, settings: ProbeSettings, run: dict) -> dict:
+    """Train probes on a UD treebank's training split, to test them on the original and
+    perturbed splits of ``dataset`` (spud or substitution).
 
     The training treebank comes from ``ud_root`` or a ``download`` (``treebanks``:
-    ``LANG=UD_Name`` overrides), as for builds; the packaged PUD sample has no training
-    split. Training reads a treebank, not the dataset's rows, so it is no chunk: the runner
-    calls it once the run folder is checked (`Task.prepare`), before the chunks that read
-    its probes, and its files are part of the run's signature. Probes train in one process
-    (``num_proc`` above 1, or a launch of several, is refused). ``options`` as for
-    `evaluate_masked_word`."""
-    settings = settings or ProbeSettings()
+    ``LANG=UD_Name`` overrides) among the run's options, as for builds; the packaged PUD
+    sample has no training split. Training reads a treebank, not the dataset's rows, so it
+    is no chunk: the runner calls ``prepare`` once the run folder is checked, before the
+    chunks that read its probes, and its files are part of the run's signature. Probes train
+    in one process (``num_proc`` above 1, or a launch of several, is refused)."""
+    num_proc = run.get("num_proc")
     if (num_proc and num_proc > 1) or launcher_rank()[1] > 1:
         raise InputError(
             "evaluate probe runs in one process: leave out --num-proc, torchrun and accelerate"
         )
-    check_layers(model, options.get("revision"), settings)
+    check_layers(model, run.get("revision"), settings)
     source = {
-        "ud_root": ud_root, "fetch": download, "offline": offline,
-        "overrides": parse_treebank_overrides(list(treebanks)),
+        "ud_root": run.pop("ud_root", None), "fetch": run.pop("download", False),
+        "offline": run.pop("offline", False),
+        "overrides": parse_treebank_overrides(list(run.pop("treebanks", ()))),
     }  # fmt: skip
-    configs = configs or config_names(dataset, dataset_revision)
+    dataset_revision = run.get("dataset_revision")
+    run["configs"] = run.get("configs") or config_names(dataset, dataset_revision)
     training = {
         lang: training_sentences(lang, settings, source)
-        for lang in config_languages(dataset, configs, dataset_revision)
+        for lang in config_languages(dataset, run["configs"], dataset_revision)
     }
     trained = []  # each probe's training record
 
-    def train(run: Path, header: dict) -> dict:
-        trained.extend(train_probes(run, header, training, settings))
-        return {"probes": str(run / PROBES_FOLDER)}
+    def train(folder: Path, header: dict) -> dict:
+        trained.extend(train_probes(folder, header, training, settings))
+        return {"probes": str(folder / PROBES_FOLDER)}
 
-    task = Task(
-        "probe", score_with_probes, settings, columns=READ_COLUMNS,
-        inputs={lang: sentences.treebanks for lang, sentences in training.items()},
-        prepare=train, version=VERSION,
-    )  # fmt: skip
-    if splits and "orig" not in splits:
-        splits = [*splits, "orig"]  # what the perturbed splits are compared with
-    run, rows, header = run_task(task, dataset, model, out, configs=configs, splits=splits,
-                                 dataset_revision=dataset_revision, num_proc=num_proc,
-                                 **options)  # fmt: skip
+    if run.get("splits") and "orig" not in run["splits"]:
+        run["splits"] = [*run["splits"], "orig"]  # what the perturbed splits are compared with
+    return {
+        "inputs": {lang: sentences.treebanks for lang, sentences in training.items()},
+        "prepare": train, "training": training, "trained": trained,
+    }  # fmt: skip
+
+
+def probe_outputs(scored: Scored) -> Outputs:
+    """Per sentence and metric the probes' results (``probe_sentences.parquet``), their
+    summary with intervals and drops (``probe_summary.csv``/``.md``), a figure, and the gold
+    graphs of the protocol."""
+    rows, run, model, dataset = scored.rows, scored.folder, scored.model, scored.dataset
+    settings, training, trained = scored.settings, scored.plan["training"], scored.plan["trained"]
     rows[["config", "split"]] = rows["split_key"].str.split("/", expand=True)
-    scored = sentence_table(rows)
+    sentences = sentence_table(rows)
     with atomic_path(run / "probe_sentences.parquet") as tmp:
-        scored.to_parquet(tmp, index=False)
+        sentences.to_parquet(tmp, index=False)
     protocol = PROTOCOLS[settings.protocol]
-    cells = [c for c in ("cells_predicted", "cells_gold") if c in scored]
-    summary = summarise(scored.drop(columns=cells), settings.resamples, protocol.metrics)
-    pooled = pd.DataFrame(protocol.pooled_rows(scored))
+    cells = [c for c in ("cells_predicted", "cells_gold") if c in sentences]
+    summary = summarise(sentences.drop(columns=cells), settings.resamples, protocol.metrics)
+    pooled = pd.DataFrame(protocol.pooled_rows(sentences))
     if len(pooled):  # rows without sentence counts or intervals, beside their config and layer
         summary = pd.concat([summary, pooled], ignore_index=True).sort_values(
             ["config", "layer"], kind="stable", ignore_index=True
@@ -651,18 +637,18 @@ def evaluate_probes(
     over_max_words = over.groupby(rows["split_key"], sort=False).sum().to_dict()
     training_over = {lang: sentences.over_max_words for lang, sentences in training.items()}
     say_over_max_words(settings.max_words, training_over, over_max_words)
-    finish(run, header, {"probe": records(summary), "training": trained,
-                         "layers": list(dict.fromkeys(t["layer"] for t in trained)),
-                         "treebanks": {lang: sentences.treebanks[0]
-                                       for lang, sentences in training.items()},
-                         "protocol": settings.protocol,
-                         "departures_from_correct_definitions": protocol.definitions,
-                         "gold_graphs": records(graphs),
-                         "gold_graph_counts": GOLD_GRAPH_COUNTS},
-           headline=summary, sentences_without_a_tree=without_tree.to_dict(),
-           sentences_over_max_words=over_max_words,
-           training_sentences_over_max_words=training_over)  # fmt: skip
-    return run
+    metrics = {"probe": records(summary), "training": trained,
+               "layers": list(dict.fromkeys(t["layer"] for t in trained)),
+               "treebanks": {lang: sentences.treebanks[0]
+                             for lang, sentences in training.items()},
+               "protocol": settings.protocol,
+               "departures_from_correct_definitions": protocol.definitions,
+               "gold_graphs": records(graphs),
+               "gold_graph_counts": GOLD_GRAPH_COUNTS}  # fmt: skip
+    counts = {"sentences_without_a_tree": without_tree.to_dict(),
+              "sentences_over_max_words": over_max_words,
+              "training_sentences_over_max_words": training_over}  # fmt: skip
+    return Outputs(metrics, summary, counts)
 
 
 def say_over_max_words(max_words: int, training: dict, tested: dict) -> None:
@@ -681,9 +667,12 @@ class Probe(EvaluationTask):
     substitution): UUAS, DSpr, root, depth, POS, UAS, LAS, RelAcc and their drops."""
 
     name = "probe"
+    version = "1.0.0"
     settings_class = ProbeSettings
-    evaluate = staticmethod(evaluate_probes)
+    score = staticmethod(score_with_probes)
     read_columns = READ_COLUMNS
+    plan = staticmethod(plan_probes)
+    outputs = staticmethod(probe_outputs)
 
     @classmethod
     def run_parameters(cls) -> list[click.Option]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -35,10 +34,8 @@ from ..measures.sentence_scores import (
 from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.figures import plot_nonce_ratios
 from ..reporting.summary import write_table
-from ..running.runner import Task, evaluation, finish, records, run_task
-from ..running.task import EvaluationTask
-
-VERSION = "1.0.0"  # signed by every run; bumped when its outputs change (`Task.version`)
+from ..running.runner import records
+from ..running.task import EvaluationTask, Outputs, Scored
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,58 +159,47 @@ def ratio_summary(paired: pd.DataFrame, model_name: str, measure: str) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-@evaluation("score", ScoreSettings)
-def evaluate_scores(
-    dataset: str, model: str, out: str | Path, *, settings: ScoreSettings | None = None, **options
-) -> Path:
-    """Score every sentence (PPL, PPPL or PPPL-l2r); write the scores, the nonce/orig
-    comparison and its figure; return the run folder.
-
-    ``options`` as for `evaluate_masked_word`; ``settings.kind`` None: the model's own kind."""
-
-    settings = settings or ScoreSettings()
-    task = Task("score", score_sentences, settings, columns=Score.columns(settings),
-                version=VERSION)  # fmt: skip
-    run, scored, header = run_task(task, dataset, model, out, **options)
-    if scored is None:  # another rank of a multi-process launch writes the outputs
-        return run
-    with atomic_path(run / "scores.parquet") as tmp:
-        scored.to_parquet(tmp, index=False)
-    paired = nonce_ratios(scored) if "sent_id" in scored else pd.DataFrame()
-    results = {
-        "sentences": len(scored),
-        # left out (--long-inputs exclude): longer than the model reads
-        "too_long": int(scored["too_long"].sum()),
-        "windowed": int(scored["windowed"].sum()),  # scored in windows of the model's context
-        "paired": len(paired),
-    }
-    metrics, headline = {}, None
-    if len(paired):
-        with atomic_path(run / "nonce_ratios.parquet") as tmp:
-            paired.to_parquet(tmp, index=False)
-        summary = ratio_summary(paired, model, settings.measure)
-        write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
-        plot_nonce_ratios(paired, summary, run / "nonce_ratio.png")
-        metrics["nonce_ratio"] = records(summary)
-        headline = summary
-    if "setting" in scored:  # a local_structure dataset
-        table = setting_perplexities(scored, model, settings.words_column)
-        write_table(table, run / "score_by_setting.csv", markdown=True)
-        correlations = write_comparison(table, "perplexity", model, run)
-        metrics |= {"settings": records(table), "correlations": records(correlations)}
-        headline = table
-    finish(run, header, metrics, headline=headline, **results)
-    return run
-
-
 @TASKS.register("score.v1")
 class Score(EvaluationTask):
     """Sentence scores (PPL, PPPL, PPPL-l2r) and nonce/orig ratios (spud datasets)."""
 
     name = "score"
+    version = "1.0.0"
     settings_class = ScoreSettings
-    evaluate = staticmethod(evaluate_scores)
+    score = staticmethod(score_sentences)
 
     @classmethod
     def columns(cls, settings: ScoreSettings) -> tuple[str, ...]:
         return (settings.words_column,)
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """The scores, the nonce/orig comparison and its figure (spud), or each setting's
+        perplexity beside its chrF, IDC and compression (local_structure)."""
+        rows, run, model, settings = scored.rows, scored.folder, scored.model, scored.settings
+        with atomic_path(run / "scores.parquet") as tmp:
+            rows.to_parquet(tmp, index=False)
+        paired = nonce_ratios(rows) if "sent_id" in rows else pd.DataFrame()
+        counts = {
+            "sentences": len(rows),
+            # left out (--long-inputs exclude): longer than the model reads
+            "too_long": int(rows["too_long"].sum()),
+            "windowed": int(rows["windowed"].sum()),  # scored in windows of the model's context
+            "paired": len(paired),
+        }
+        metrics, headline = {}, None
+        if len(paired):
+            with atomic_path(run / "nonce_ratios.parquet") as tmp:
+                paired.to_parquet(tmp, index=False)
+            summary = ratio_summary(paired, model, settings.measure)
+            write_table(summary, run / "nonce_ratio_summary.csv", markdown=True)
+            plot_nonce_ratios(paired, summary, run / "nonce_ratio.png")
+            metrics["nonce_ratio"] = records(summary)
+            headline = summary
+        if "setting" in rows:  # a local_structure dataset
+            table = setting_perplexities(rows, model, settings.words_column)
+            write_table(table, run / "score_by_setting.csv", markdown=True)
+            correlations = write_comparison(table, "perplexity", model, run)
+            metrics |= {"settings": records(table), "correlations": records(correlations)}
+            headline = table
+        return Outputs(metrics, headline, counts)
