@@ -301,3 +301,48 @@ def test_a_copulas_noun_subject_may_be_reread_as_its_predicate(tmp_path):
     found, dropped = pairs_of(tmp_path, text, "cs")
     assert found == {("Ty jsi výjimečný", "Ty je výjimečný")}
     assert dropped["sv_person:other_reading"] == 1
+
+
+def test_a_subject_whose_class_has_one_form_for_both_numbers_gives_no_number_pair(tmp_path):
+    """Czech *Příští vítězství bude/budou*: neuters in *-í* are one form in the singular and
+    the plural, as the treebank shows for two other lemmas of the class; a noun of another
+    class still gives the pair."""
+    noun = "{} {} NOUN Case=Nom|Gender={}|Number={} 2 nsubj"
+    verb = "{} být AUX Mood=Ind|Number={}|Person=3|Tense=Fut|VerbForm=Fin 0 root"
+    text = "".join([
+        sentence("1", "1 " + noun.format("náměstí", "náměstí", "Neut", "Sing"),
+                 "2 " + verb.format("bude", "Sing")),
+        sentence("2", "1 " + noun.format("náměstí", "náměstí", "Neut", "Plur"),
+                 "2 " + verb.format("budou", "Plur")),
+        sentence("3", "1 " + noun.format("stavení", "stavení", "Neut", "Sing"),
+                 "2 " + verb.format("bude", "Sing")),
+        sentence("4", "1 " + noun.format("stavení", "stavení", "Neut", "Plur"),
+                 "2 " + verb.format("budou", "Plur")),
+        sentence("5", "1 " + noun.format("vítězství", "vítězství", "Neut", "Sing"),
+                 "2 " + verb.format("bude", "Sing")),
+        sentence("6", "1 " + noun.format("Hrad", "hrad", "Masc", "Sing"),
+                 "2 " + verb.format("bude", "Sing")),
+    ])  # fmt: skip
+    found, dropped = pairs_of(tmp_path, text, "cs")
+    assert ("vítězství bude", "vítězství budou") not in found
+    assert ("Hrad bude", "Hrad budou") in found
+    assert dropped["sv_number:ambiguous_subject"] == 5  # every -í subject, attested ones too
+
+
+def test_a_subject_with_coordinated_modifiers_may_name_several(tmp_path):
+    """Dutch *Het Amersfoortse en Barneveldse initiatief is/zijn*: two initiatives, or one."""
+    verb = "{} zijn AUX Mood=Ind|Number={}|Person=3|Tense=Pres|VerbForm=Fin 0 root"
+    text = "".join([
+        sentence("1", "1 Het het DET _ 5 det", "2 Amersfoortse Amersfoorts ADJ _ 5 nmod",
+                 "3 en en CCONJ _ 4 cc", "4 Barneveldse Barnevelds ADJ _ 2 conj",
+                 "5 initiatief initiatief NOUN Number=Sing 6 nsubj",
+                 "6 " + verb.format("is", "Sing")),
+        sentence("2", "1 Het het DET _ 2 det", "2 initiatief initiatief NOUN Number=Sing 3 nsubj",
+                 "3 " + verb.format("is", "Sing")),
+        sentence("3", "1 Zij zij PRON Case=Nom|Number=Plur|Person=3 2 nsubj",
+                 "2 " + verb.format("zijn", "Plur")),
+    ])  # fmt: skip
+    found, dropped = pairs_of(tmp_path, text, "nl")
+    assert ("Het initiatief is", "Het initiatief zijn") in found
+    assert not any(good.startswith("Het Amersfoortse") for good, _ in found)
+    assert dropped["sv_number:coordinated_adjectives"] == 1

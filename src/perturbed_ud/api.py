@@ -37,9 +37,10 @@ def build(
     ``build("perturbed-ud", "data", langs=["en", "de"], seeds=[1, 2], limit=50)`` is
     ``perturbed-ud build perturbed-ud --langs en,de --seeds 1,2 --limit 50 --out data``:
     keywords are the command's options (a list or a comma list for a list), or ``settings``
-    gives the family's settings object whole (``SpudSettings(treebanks=…)``). Families:
-    ``perturbed-ud``, ``spud``, ``clams``, ``substitution``, ``local_structure`` and those
-    of installed plugins; ``perturbed-ud build FAMILY --help`` lists each one's options.
+    gives the family's settings object whole (``SpudSettings(treebanks=…)``). The families
+    are those registered, plugins' included: ``perturbed-ud build --help`` lists them
+    (``registry.FAMILIES.short_names()``), ``perturbed-ud build FAMILY --help`` each one's
+    options.
     """
     from .builders.engine import build as build_family
     from .registry import FAMILIES
@@ -67,10 +68,8 @@ def evaluate(task: str, *, settings=None, verbose: bool = False, **options) -> d
     causal) comes from its config unless ``kind`` names it. Keywords are the run's
     (``dataset``, ``model``, ``out``, ``configs``, ``splits``, ``limit``, ``device`` …) and
     the task's settings (``kind="causal"``, ``probes="pos,root"``), or ``settings`` gives
-    the task's settings object whole. Tasks: ``masked-word`` (perturbed-ud datasets),
-    ``minimal-pair`` (clams), ``score`` (spud, local_structure), ``distance``
-    (substitution), ``probe`` (spud, substitution), ``classify`` (local_structure; a
-    sequence classifier as ``model``), and those of installed plugins. The run folder keeps
+    the task's settings object whole. The tasks are those registered, plugins' included:
+    ``perturbed-ud evaluate --help`` lists them with the families each reads. The run folder keeps
     each scored row, and a second call resumes it. The libraries' logging and progress bars
     are quiet during the run (``verbose`` keeps them) and as before after it.
     """

@@ -285,6 +285,14 @@ class _Tasks(click.Group):
         task = TASKS.find(name)
         return task_command(task) if task else None
 
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Which datasets each task reads, from the registries."""
+        from .evaluation.running.task import task_families
+
+        rows = [(name, ", ".join(task_families(name))) for name in TASKS.short_names()]
+        with formatter.section("Datasets each task reads"):
+            formatter.write_dl(rows)
+
 
 @main.group(cls=_Tasks)
 def evaluate() -> None:

@@ -167,7 +167,7 @@ class UDAgreementSettings:
         shown=lambda on: "pinned" if on else "off",
         default=False,
     )
-    version: str = version_setting("2.0.0")  # v2: every treebank and split; rule classes
+    version: str = version_setting("3.0.0")  # v3: subjects of either number; split reference
 
     def __post_init__(self):
         check_settings(self, "treebanks")
@@ -400,8 +400,12 @@ Candidates that gave no pair, by reason: `no_form` (no source has the lemma in t
 swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<source>` (the
 swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
-German *sie*), `optional_agreement` (the language allows both values there: Turkish plural
-subjects with singular verbs, Arabic verbs before feminine or plural subjects),
+German *sie*; or, in number, the subject is a noun of a class whose singular and plural are
+one form, as most of the class's lemmas in the treebanks are, and no word of its phrase marks
+its number: Czech *vítězství*), `coordinated_adjectives` (a singular subject with
+coordinated adjectives may name several, and take a plural verb: Dutch *het Amersfoortse en
+Barneveldse initiatief zijn*), `optional_agreement` (the language allows both values there:
+Turkish plural subjects with singular verbs, Arabic verbs before feminine or plural subjects),
 `other_reading` (the subject may be read as addressed, set off by a comma or beside a
 vocative, or as the predicate: Turkish *ne oldum*), `honorific_plural` (a plural verb may
 honour a singular subject: Urdu, Persian, or a treebank marking polite verbs),

@@ -83,7 +83,11 @@ OTHER_READING, NOT_MINIMAL = "other_reading", "changes_more_than_agreement"
 PREDICATE, HONORIFIC = "predicate_agreement", "honorific_plural"
 PARENTHETICAL, ATTESTED = "parenthetical", "attested_in_treebank"
 BELOW_GATE = "below_self_agreement_gate"
+SPLIT_REFERENCE = "coordinated_adjectives"  # one noun, several referents: a plural reading
 MIN_ATTESTED = 2  # a value seen once in a construction may be an annotation error
+# A noun class is one form in both numbers where at least this share of its lemmas seen in
+# both are (and `MIN_ATTESTED` at least): a stray annotation does not make a class syncretic.
+SAME_SHARE = 0.5
 NOT_AGREEMENT = "construction_does_not_agree"
 # A construction (`Site.construction` but the subject's value) whose word has its subject's
 # value on fewer than this share of at least `MIN_SITES` sites does not agree.
@@ -254,6 +258,12 @@ class AgreementPair:
     subject_lemma: str = ""
 
 
+def noun_class(feats: dict, lemma: str) -> tuple[str, str, str]:
+    """A noun's inflection class as far as a treebank shows it: its gender, its case and its
+    lemma's last letter (a declension's ending)."""
+    return feats.get("Gender", ""), feats.get("Case", ""), lemma.lower()[-1:]
+
+
 class AgreementForms:
     """Verb forms by (UPOS, lemma, FEATS) from the treebank's files, then UniMorph or
     pymorphy3; and the values each agreement feature takes per UPOS in the lexicons (a swap
@@ -266,9 +276,14 @@ class AgreementForms:
         *,
         polite_verbs: bool = False,
         function_words: set[str] = frozenset(),
+        same_in_both_numbers: set[tuple] = frozenset(),
+        numbers: dict[tuple[str, str], set[str]] | None = None,
     ):
         self.lexicons = lexicons
         self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
+        # the noun classes (`noun_class`) whose singular and plural are one form in a case
+        self.same_in_both_numbers = same_in_both_numbers
+        self.numbers = numbers or {}  # (a word's form, its case) -> the numbers it is read with
         self.polite_verbs = polite_verbs  # the treebank marks politeness on verbs
         # forms the treebank also has as a pronoun, determiner, particle, adverb or adjective
         self.function_words = function_words
@@ -285,6 +300,8 @@ class AgreementForms:
     def from_ud(cls, files: Iterable[Path], extra: list = ()) -> AgreementForms:
         """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``."""
         lexicon, nominals, polite, words = Lexicon("ud"), {}, False, set()
+        paradigms: dict[tuple, dict[str, set[str]]] = {}  # (class, lemma) -> form -> numbers
+        numbers: dict[tuple[str, str], set[str]] = {}
         for path in files:
             for s in read_conllu(path):
                 for i, upos in enumerate(s.upos):
@@ -292,6 +309,10 @@ class AgreementForms:
                         continue
                     if upos in FUNCTION_UPOS:
                         words.add(normalise(s.forms[i]))
+                    if "Number=" in s.feats[i]:
+                        feats = parse_feats(s.feats[i])
+                        key = (normalise(s.forms[i]), feats.get("Case", ""))
+                        numbers.setdefault(key, set()).update(values(feats, "Number"))
                     if upos in HEAD_UPOS:
                         lemma = lemma_or_form(s.forms[i], s.lemmas[i])
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
@@ -305,12 +326,38 @@ class AgreementForms:
                             found = nominals.setdefault(normalise(s.forms[i]), {})
                             for name in AGREEMENT:
                                 found.setdefault(name, set()).update(values(feats, name))
-        return cls([lexicon, *extra], nominals, polite_verbs=polite, function_words=words)
+                        if upos == "NOUN" and feats.get("Number") in ("Sing", "Plur"):
+                            lemma = lemma_or_form(s.forms[i], s.lemmas[i])
+                            key = (noun_class(feats, lemma), lemma.lower())
+                            cell = paradigms.setdefault(key, {})
+                            cell.setdefault(normalise(s.forms[i]), set()).add(feats["Number"])
+        both, same = Counter(), Counter()  # class -> lemmas seen in both numbers; one form
+        for (kind, _), cell in paradigms.items():
+            if set().union(*cell.values()) == {"Sing", "Plur"}:
+                both[kind] += 1
+                same[kind] += any(len(numbers) == 2 for numbers in cell.values())
+        either = {k for k, n in same.items() if n >= MIN_ATTESTED and n >= both[k] * SAME_SHARE}
+        return cls([lexicon, *extra], nominals, polite_verbs=polite, function_words=words,
+                   same_in_both_numbers=either, numbers=numbers)  # fmt: skip
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:
         """Whether the subject's form is also read, in a core case (nominative, accusative,
         ergative, absolutive: they coincide in many paradigms), with ``value``."""
         return value in self.nominals.get(normalise(form), {}).get(feature, ())
+
+    def marks_number(self, form: str, feats: dict, value: str) -> bool:
+        """Whether a word of this form and features is never read with ``value`` in its case:
+        then it marks its phrase's number (German *der Lehrer*, one teacher)."""
+        return "Number" in feats and value not in self.numbers.get(
+            (normalise(form), feats.get("Case", "")), ()
+        )
+
+    def either_number(self, feats: dict, lemma: str) -> bool:
+        """Whether a noun of these features and lemma belongs to a class whose singular and
+        plural are one form in its case, as the treebank shows for most of the class's lemmas
+        seen in both (Czech neuters in *-í*: *vítězství*, victory or victories; Ukrainian
+        neuters in *-ння*)."""
+        return noun_class(feats, lemma) in self.same_in_both_numbers
 
     def other_values(self, upos: str, feature: str, value: str) -> list[str]:
         return sorted(self.inventory.get((upos, feature), set()) - {value})
@@ -793,6 +840,35 @@ def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[Agreem
     return pairs
 
 
+def _either_number(site: Site, forms: AgreementForms, bad: str) -> bool:
+    """Whether the subject is a noun of a class with one form for both numbers
+    (`AgreementForms.either_number`) and no word of its phrase marks its number: *příští
+    vítězství* (next victory or victories) may take a plural verb, *der Lehrer* may not."""
+    cols, subject = site.cols, site.subject
+    lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject])
+    feats = parse_feats(cols.feats[subject])
+    if cols.upos[subject] != "NOUN" or not forms.either_number(feats, lemma):
+        return False
+    return not any(
+        forms.marks_number(cols.forms[k], parse_feats(cols.feats[k]), bad)
+        for k in _children(cols, subject)
+    )
+
+
+def _coordinated_adjectives(cols: SentenceColumns, subject: int) -> bool:
+    """Whether the subject's adjectives are coordinated: *the Amersfoort and Barneveld
+    initiative* may name two initiatives and take a plural verb, though a plural noun's verb
+    stays plural (*the war between Microsoft and Google*, a coordinated nominal modifier, names
+    one war). Treebanks attach such an
+    adjective as ``amod`` or ``nmod`` (Dutch Alpino)."""
+    return any(
+        cols.upos[k] == "ADJ" and cols.deprels[k].split(":")[0] in ("amod", "nmod")
+        and any(cols.deprels[j].split(":")[0] == "conj" and cols.upos[j] == "ADJ"
+                for j in _children(cols, k))
+        for k in _children(cols, subject)
+    )  # fmt: skip
+
+
 def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
     """Why a found form makes no wrong sentence here, or None."""
     form = site.cols.forms[site.target]
@@ -819,8 +895,13 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return PREDICATE
     if feature == "Person" and site.other_reading(bad):
         return OTHER_READING
-    if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
+    subject = site.subject
+    if forms.subject_reads(site.cols.forms[subject], feature, bad):
         return AMBIGUOUS_SUBJECT
+    if feature == "Number" and _either_number(site, forms, bad):
+        return AMBIGUOUS_SUBJECT
+    if feature == "Number" and bad == "Plur" and _coordinated_adjectives(site.cols, site.subject):
+        return SPLIT_REFERENCE
     if site.cols.deprels[site.target].startswith("aux") and normalise(bad_form) in (
         forms.function_words
     ):
