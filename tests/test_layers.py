@@ -18,8 +18,7 @@ LAYERS = [
     {"perturb"},
     {"grammar"},
     {"data"},
-    {"builders"},
-    {"evaluation"},
+    {"builders", "evaluation"},  # siblings: neither imports the other
     {"api"},
     {"cli", "__main__", "__init__"},
 ]  # fmt: skip
@@ -78,6 +77,48 @@ def test_no_module_imports_from_a_layer_above_its_own():
     assert not upward
 
 
+def test_builders_and_evaluation_do_not_import_each_other():
+    """Both stand on data/: a family never depends on how it is evaluated, nor a task on
+    how a family builds."""
+
+    def package(module: str) -> str:
+        return (module.split(".") + [""])[1]
+
+    crossing = [
+        f"{module_name(path)} imports {target}"
+        for path in SOURCES
+        for target in imports(path, loading_only=False)
+        if {package(module_name(path)), package(target)} == {"builders", "evaluation"}
+    ]
+    assert not crossing
+
+
+# evaluation/'s sub-packages, lowest first: what every run shares, what a reader sees, what
+# the tasks compute, the tasks.
+EVALUATION_LAYERS = [{"running"}, {"reporting"}, {"measures", "finetune"}, {"tasks"}]
+
+
+def evaluation_layer(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] != "evaluation":
+        return None
+    for rank, members in enumerate(EVALUATION_LAYERS):
+        if parts[2] in members:
+            return rank
+    raise AssertionError(f"{module} is in no layer of evaluation/: add it to EVALUATION_LAYERS")
+
+
+def test_evaluations_sub_packages_import_only_downwards():
+    upward = [
+        f"{module_name(path)} imports {target}"
+        for path in SOURCES
+        if (own := evaluation_layer(module_name(path))) is not None
+        for target in imports(path, loading_only=False)
+        if (other := evaluation_layer(target)) is not None and own < other
+    ]
+    assert not upward
+
+
 def test_modules_import_each_other_in_no_cycle_when_they_load():
     graph = {module_name(p): imports(p, loading_only=True) for p in SOURCES}
     done, stack = set(), []
@@ -108,4 +149,7 @@ def test_the_layer_check_sees_an_upward_import():
     found = imports(writer, loading_only=False, source=lazy)
     assert found == {"perturbed_ud.builders.family"}
     assert layer("perturbed_ud.data.writer") < layer("perturbed_ud.builders.family")
+    assert layer("perturbed_ud.builders.family") == layer("perturbed_ud.evaluation.running.runner")
+    runner = "perturbed_ud.evaluation.running.runner"  # a run's code reaching for a report's
+    assert evaluation_layer(runner) < evaluation_layer("perturbed_ud.evaluation.reporting.summary")
     assert not imports(writer, loading_only=True, source=lazy)

@@ -14,10 +14,10 @@ from conftest import UD_ROOT
 from datasets import load_dataset
 from reference_beam import naive_beam_search
 
+from perturbed_ud.builders.balance import balance_dataset
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.errors import RunError
-from perturbed_ud.evaluation.balance import balance_dataset
 from perturbed_ud.evaluation.running.schema import ITEM_COLUMNS
 from perturbed_ud.evaluation.tasks.masked_word import (
     MaskedWord,

@@ -426,7 +426,7 @@ def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
 @click.option("--overwrite", is_flag=True)
 def balance(dataset, tokenizer, revision, max_span_pieces, scoring, out, overwrite) -> None:
     """Write the subset of DATASET whose items a tokenizer can score in every condition."""
-    from .evaluation.balance import balance_dataset
+    from .builders.balance import balance_dataset
 
     folder = balance_dataset(
         dataset, tokenizer, out, max_span_pieces=max_span_pieces, scoring=scoring,
@@ -447,7 +447,7 @@ def cap(dataset, per_split, seed, out, overwrite) -> None:
     """Write the subset of DATASET with at most N rows in each split of each config (each
     phenomenon of each language, for minimal pairs), drawn by seed; the same sentences in
     every split of a config whose splits are conditions of one sentence."""
-    from .evaluation.balance import cap_dataset
+    from .builders.balance import cap_dataset
 
     folder = cap_dataset(dataset, per_split, out, seed=seed, overwrite=overwrite)
     click.echo(f"wrote {folder}")

@@ -20,6 +20,7 @@ from itertools import groupby
 from datasets import Features, List, Value
 
 from ..data.card import CardText, build_parameters, treebank_sources, ud_citations
+from ..data.conditions import SCRAMBLES, conditions_table
 from ..data.markdown import markdown_table
 from ..data.writer import ParquetSplitWriter, rows_table
 from ..errors import InputError
@@ -36,10 +37,6 @@ from ..ud.sources import Treebank
 from .family import check_settings, version_setting
 from .ud_family import TreebankSources, UDFamily, UDSettings, langs_setting, ud_manifest
 
-SCRAMBLES = ("full", "part", "head")
-# Each scramble's name in the released per-item files and in the paper's figures.
-RELEASED = {"orig": ("Original", "Orig"), "full": ("FullyScrambled", "Full"),
-            "part": ("PartiallyScrambled", "Part"), "head": ("HeadScrambled", "Head")}  # fmt: skip
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
 VERSION = "2.0.0"  # the default dataset version: the major version of the schema
 # Table 2 of the paper: +L token change, then the position change of Full, Part and Head, each
@@ -114,22 +111,6 @@ def config_name(lang: str, scramble: str, seed: int) -> str:
 
 def splits_of(scramble: str) -> list[str]:
     return ["orig", scramble, "orig_lemma", f"{scramble}_lemma"]
-
-
-def conditions_table(scrambles: Iterable[str]) -> dict[str, dict]:
-    """Split → what its condition is: the word order it applies, whether words are lemmas,
-    its released item name and its figure label. Evaluation reads this from the manifest."""
-    table = {}
-    for lemma in (False, True):
-        for order in ("orig", *scrambles):
-            released, label = RELEASED[order]
-            table[f"{order}_lemma" if lemma else order] = {
-                "order": order,
-                "lemma": lemma,
-                "released": f"{released}+Lemma" if lemma else released,
-                "label": f"{label}+L" if lemma else label,
-            }
-    return table
 
 
 def _permute_annotations(s: Sentence, perm: list[int], order: list[int]) -> dict:

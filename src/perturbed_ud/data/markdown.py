@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 # A run of backslashes before a pipe: doubled, so that the pipe's own escape is not undone.
@@ -21,6 +22,19 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(map(table_cell, header)) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(map(table_cell, row)) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def frame_table(table, digits: int = 4) -> str:
+    """A DataFrame as a Markdown table; floats rounded for reading (the CSV keeps every
+    digit), NaN left blank."""
+
+    def cell(value) -> str:
+        if isinstance(value, float):
+            return "" if math.isnan(value) else f"{value:.{digits}f}"
+        return str(value)
+
+    rows = [[cell(v) for v in row] for row in table.itertuples(False)]
+    return markdown_table(list(table.columns), rows) + "\n"
 
 
 def _fence(text: str, shortest: int) -> str:

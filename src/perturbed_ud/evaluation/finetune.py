@@ -111,7 +111,7 @@ def label_names(ds, column: str) -> tuple[list[int], list[str] | None]:
 def training_data(dataset: str, settings: FinetuneSettings) -> TrainingData:
     """The split read as `build local_structure --hf-dataset` reads it, its text columns
     checked."""
-    from ..builders.local_structure import load_source
+    from ..data.local_folder import load_source
 
     ds = load_source(dataset, settings.dataset_config, settings.split)
     for column in settings.text_columns:

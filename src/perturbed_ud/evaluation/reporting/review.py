@@ -30,6 +30,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ...data.markdown import frame_table
+from ...data.task_columns import require_columns
 from ...data.writer import split_files
 from ...errors import InputError, OutputExistsError
 from ...files import file_sha256, guard_output, open_output, output_folder, write_text
@@ -38,11 +40,10 @@ from ...registry import manifest_family
 from ...rng import stable_key
 from ...ud.columns import FEATURES, SentenceColumns
 from ...version import __version__
-from ..running.datasets_io import require_columns
 from ..running.inputs import choose_configs, local_manifest
 from .pages import page_template
 from .statistics import WILSON, wilson_interval
-from .summary import markdown_table, spreadsheet_text, write_table
+from .summary import spreadsheet_text, write_table
 
 SHEET_COLUMNS = ["item_id", "lang", "original", "nonce", "replaced", "judgement", "note",
                  "config", "sent_id"]  # fmt: skip
@@ -314,6 +315,6 @@ def write_scores(table: pd.DataFrame, sheet: str | Path, out: str | Path) -> lis
 def scores_markdown(table: pd.DataFrame) -> str:
     """The table as Markdown (three decimals) and what its share and interval are."""
     return (
-        markdown_table(table.drop(columns="interval"), digits=3)
+        frame_table(table.drop(columns="interval"), digits=3)
         + f"\ngrammatical_share = {SHARE}; ci_low, ci_high: {WILSON} interval.\n"
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...data.markdown import markdown_table as markdown_lines
+from ...data.markdown import frame_table
 from ...errors import InputError
 from ...files import atomic_path, write_text
 from ...lexicons import load_toml
@@ -166,18 +166,6 @@ def summarize_items(
     return _aggregate(balance_items(items, balance), run), _aggregate(items, run)
 
 
-def markdown_table(table: pd.DataFrame, digits: int = 4) -> str:
-    """A GitHub Markdown table; floats rounded for reading (the CSV keeps every digit)."""
-
-    def cell(value) -> str:
-        if isinstance(value, float):
-            return "" if math.isnan(value) else f"{value:.{digits}f}"
-        return str(value)
-
-    rows = [[cell(v) for v in row] for row in table.itertuples(False)]
-    return markdown_lines(list(table.columns), rows) + "\n"
-
-
 def spreadsheet_text(text: str) -> str:
     """Text a spreadsheet shows as text: a leading ``=``, ``+``, ``-`` or ``@`` would start
     a formula (``=HYPERLINK(...)`` in a model name)."""
@@ -196,6 +184,6 @@ def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False
     written = [path]
     if markdown:
         md = path.with_suffix(".md")
-        write_text(md, markdown_table(table))
+        write_text(md, frame_table(table))
         written.append(md)
     return written

@@ -27,7 +27,6 @@ from ...data.writer import check_recorded_content, digests_content, parquet_dige
 from ...errors import InputError
 from ...files import atomic_path
 from ...manifest import read_manifest
-from .task import tasks_reading_columns
 
 # content hash -> {relative path: sha256} of its Parquet files, as last hashed in this process
 _DIGESTS: dict[str, dict[str, str]] = {}
@@ -177,13 +176,3 @@ def config_names(dataset: str, revision: str | None) -> list[str]:
         return get_dataset_config_names(dataset, revision=revision)
     except (OSError, ValueError) as err:
         raise InputError(f"cannot load dataset {dataset}: {err}") from err
-
-
-def require_columns(names: list[str], needed, command: str, where: str) -> None:
-    """Refuse data that lacks a column ``command`` reads, naming the commands it suits."""
-    missing = [name for name in needed if name not in names]
-    if missing:
-        suits = [f"`evaluate {t}`" for t in tasks_reading_columns(names)]
-        suits = [s for s in suits if s != f"`{command}`"]
-        hint = f"; it is data for {' or '.join(suits)}" if suits else ""
-        raise InputError(f"{where} lacks the columns {missing} that `{command}` reads{hint}")

@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ...data.task_columns import require_columns
 from ...errors import InputError, Interrupted, RunError
 from ...files import (
     atomic_path,
@@ -51,13 +52,7 @@ from ...lm.models import describe_model
 from ...progress import progress
 from ...redaction import redact, redact_all
 from ...version import __version__
-from .datasets_io import (
-    config_names,
-    content_cache,
-    dataset_content,
-    load_config,
-    require_columns,
-)
+from .datasets_io import config_names, content_cache, dataset_content, load_config
 from .inputs import check_inputs, local_manifest, model_kind
 from .task import RANK_TIMEOUT, EvaluationTask, Scored
 from .workers import workers_end_with_this_process
@@ -692,10 +687,10 @@ HEADLINE_ROWS = 30
 def headline_text(table: pd.DataFrame) -> str:
     """A table as the few lines a run prints: without the columns every row shares (the
     model's name, the interval's method), its first `HEADLINE_ROWS` rows."""
-    from ..reporting.summary import markdown_table
+    from ...data.markdown import frame_table
 
     shown = table.drop(columns=["model_name", "interval"], errors="ignore")
-    text = markdown_table(shown.head(HEADLINE_ROWS), digits=3)
+    text = frame_table(shown.head(HEADLINE_ROWS), digits=3)
     if len(shown) > HEADLINE_ROWS:
         text += f"({len(shown) - HEADLINE_ROWS} more rows in the run's tables)\n"
     return text

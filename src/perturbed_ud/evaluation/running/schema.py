@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...builders.perturbed_ud import SCRAMBLES, conditions_table
+from ...data.conditions import SCRAMBLES, conditions_table
 from ...errors import InputError
 from ...files import READ_ERRORS, open_decompressed
 from ...manifest import read_manifest

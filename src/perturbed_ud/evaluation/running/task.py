@@ -135,14 +135,3 @@ def tasks_of_family(family: str) -> list[str]:
     return named + [
         t for t in TASKS.short_names() if t not in named and family in TASKS.get(t).reads
     ]
-
-
-def tasks_reading_columns(names: list[str]) -> list[str]:
-    """The tasks whose (default) columns are all among ``names``."""
-    found = []
-    for name in TASKS.short_names():
-        task = TASKS.get(name)
-        needed = task.columns(task.settings_class())
-        if needed and set(needed) <= set(names):
-            found.append(name)
-    return found

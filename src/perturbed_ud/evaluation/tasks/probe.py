@@ -34,6 +34,8 @@ import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
+from ...data.markdown import frame_table
+from ...data.task_columns import require_columns
 from ...errors import InputError, MissingSplitError
 from ...files import atomic_path
 from ...lm.batching import every_layer_max_tokens
@@ -79,8 +81,8 @@ from ..reporting.statistics import (
     resampled_counts,
     worst_copy,
 )
-from ..reporting.summary import markdown_table, write_table
-from ..running.datasets_io import config_names, dataset_content, load_config, require_columns
+from ..reporting.summary import write_table
+from ..running.datasets_io import config_names, dataset_content, load_config
 from ..running.runner import launcher_rank, records, say
 from ..running.task import EvaluationTask, Outputs, Scored
 
@@ -630,7 +632,7 @@ def probe_outputs(scored: Scored) -> Outputs:
     orig = rows["split"] == "orig"
     graphs = losses[orig].groupby([rows["config"], rows["lang"]], sort=False).sum().reset_index()
     write_table(graphs, run / "probe_gold_graphs.csv", markdown=True)
-    say(f"gold graphs under the {settings.protocol} protocol:\n{markdown_table(graphs)}")
+    say(f"gold graphs under the {settings.protocol} protocol:\n{frame_table(graphs)}")
     over = rows["over_max_words"]
     no_gold = (losses["sentences"] == 0) & ~over  # its heads make no tree
     without_tree = no_gold.groupby(rows["split_key"], sort=False).sum()

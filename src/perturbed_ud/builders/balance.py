@@ -24,16 +24,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datasets import Features
 
-from ..builders.engine import write_dataset
-from ..builders.family import DatasetFamily
 from ..data.card import CardText
+from ..data.task_columns import require_columns
 from ..data.writer import ParquetSplitWriter, read_build_manifest, split_files
 from ..errors import InputError
 from ..lm.masking import span_problem, target_pieces
 from ..options import published_name
 from ..registry import manifest_family
 from ..rng import KeyedDraws
-from .running.datasets_io import require_columns
+from .engine import write_dataset
+from .family import DatasetFamily
 
 # What balancing reads: the items of `evaluate masked-word`.
 BALANCED_COLUMNS = ("item_id", "words", "target_index")
