@@ -208,3 +208,18 @@ def test_the_effect_columns_named_in_the_docs_are_those_the_code_writes():
     page = (DOCS / "evaluate" / "masked-word.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`((?:S|I)_[A-Za-z]+|part_minus_head)`", page))
     assert named == set(effect_names())
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_every_registered_family_and_task_has_its_page_linked(page):
+    """The registries are the list: each family and task has a page, which the README's
+    table (families) and the docs index (both) link to."""
+    from perturbed_ud.registry import FAMILIES, TASKS
+
+    text = (REPO / page).read_text(encoding="utf-8")
+    prefix = "docs/" if page == "README.md" else ""
+    pages = [f"{prefix}families/{name}.md" for name in FAMILIES.short_names()]
+    if page != "README.md":
+        pages += [f"evaluate/{name}.md" for name in TASKS.short_names()]
+    missing = [link for link in pages if f"]({link})" not in text]
+    assert not missing, f"{page} does not link {missing}"
