@@ -21,7 +21,7 @@ from datasets import Features, List, Value, load_dataset
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.builders.family import DatasetFamily, version_setting
-from perturbed_ud.cli import main
+from perturbed_ud.cli import family_options, main
 from perturbed_ud.data.card import CardText, markdown_table
 from perturbed_ud.data.writer import rows_table
 from perturbed_ud.errors import InputError
@@ -191,7 +191,7 @@ def test_every_build_option_is_a_documented_field_of_its_settings_or_sources():
         docs = {f.name: f.metadata["doc"] for f in settings if f.name not in family.resolved}
         if family.sources_class:
             docs |= {f.name: f.metadata["doc"] for f in documented_fields(family.sources_class)}
-        options = [o for o in family.options() if not o.hidden]  # hidden: former spellings
+        options = [o for o in family_options(family) if not o.hidden]  # hidden: former spellings
         assert options, name
         for option in options:
             assert option.name in docs, (name, option.name)

@@ -153,3 +153,17 @@ def test_the_layer_check_sees_an_upward_import():
     runner = "perturbed_ud.evaluation.running.runner"  # a run's code reaching for a report's
     assert evaluation_layer(runner) < evaluation_layer("perturbed_ud.evaluation.reporting.summary")
     assert not imports(writer, loading_only=True, source=lazy)
+
+
+def test_only_the_command_line_uses_click():
+    """The library converts, checks and warns on its own (`settings.field_value`,
+    `warnings`); click, and what it prints, belongs to `cli.py`."""
+    users = [
+        module_name(path)
+        for path in SOURCES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and any((getattr(node, "module", None) or a.name).split(".")[0] == "click"
+                for a in node.names)
+    ]  # fmt: skip
+    assert set(users) == {"perturbed_ud.cli"}

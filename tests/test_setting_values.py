@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 import perturbed_ud
-from perturbed_ud.cli import main
+from perturbed_ud.cli import command_options, main
 from perturbed_ud.errors import InputError
 from perturbed_ud.registry import FAMILIES
-from perturbed_ud.settings import command_options, setting, settings_from
+from perturbed_ud.settings import setting, settings_from
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +74,7 @@ def test_every_field_type_converts_from_text_as_on_the_command_line():
     [
         ("flag", "maybe", "--flag: 'maybe' is not a valid boolean"),
         ("count", "many", "--count: 'many' is not a valid integer"),
-        ("count", True, "--count: True is not a number"),
+        ("count", True, "--count: True is not a valid integer"),
         ("positive", "0", "--positive: 0 is not in the range x>=1"),
         ("positive", 0, "--positive: 0 is not in the range x>=1"),
         ("share", "half", "--share: 'half' is not a valid float"),

@@ -19,12 +19,12 @@ from toy_task import ToyCount
 
 import perturbed_ud
 from perturbed_ud.api import run_evaluation
-from perturbed_ud.cli import main
+from perturbed_ud.cli import command_options, main
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.running.task import EvaluationTask, task_families
 from perturbed_ud.registry import FAMILIES, TASKS
 from perturbed_ud.releases import parse_version
-from perturbed_ud.settings import command_options, documented_fields
+from perturbed_ud.settings import documented_fields
 
 
 @pytest.fixture(autouse=True)

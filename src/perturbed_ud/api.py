@@ -86,7 +86,8 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
 
     evaluation_task = TASKS.get(task)
     settings_class = evaluation_task.settings_class
-    run_names = (*RUN_OPTIONS, *(p.name for p in evaluation_task.run_parameters()))
+    extra = evaluation_task.run_parameters_class
+    run_names = (*RUN_OPTIONS, *(f.name for f in (documented_fields(extra) if extra else ())))
     known = {*run_names, *(f.name for f in documented_fields(settings_class))}
     if unknown := sorted(set(options) - known):
         raise InputError(

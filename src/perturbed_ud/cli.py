@@ -11,7 +11,6 @@ from pathlib import Path
 import click
 
 from .errors import InputError, Interrupted, PerturbedUDError, PerturbedUDWarning
-from .options import NAME_OR_PATH, GivenPath
 from .redaction import redact
 from .registry import FAMILIES, TASKS
 
@@ -59,6 +58,119 @@ def _exit_on_sigterm(signum: int, frame) -> None:
 @click.version_option(package_name="perturbed-ud")
 def main() -> None:
     """Build perturbation datasets from Universal Dependencies, publish and evaluate them."""
+
+
+# --- Options made from settings fields and values given on the command line ---------------
+
+
+def refuse_empty(value, param: click.Parameter | None, ctx: click.Context | None, wanted: str):
+    """An empty path or name is refused: most calls read "" as the current folder, so
+    ``--dataset ""`` would scan whatever folder the command runs in."""
+    if value == "":
+        what = param.get_error_hint(ctx) if param is not None and ctx is not None else "a value"
+        raise InputError(f"{what} is empty: give {wanted}")
+
+
+class GivenPath(click.Path):
+    """A path option or argument that refuses an empty value."""
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx, "a path")
+        return super().convert(value, param, ctx)
+
+
+class GivenName(click.types.StringParamType):
+    """A Hub id or local path (a dataset, a model) that refuses an empty value."""
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx, "a Hub id or a path")
+        return super().convert(value, param, ctx)
+
+
+NAME_OR_PATH = GivenName()
+
+
+class WholeOrAuto(click.ParamType):
+    """A whole number of at least ``minimum``, or ``auto``."""
+
+    name = "integer|auto"
+
+    def __init__(self, minimum: int | None):
+        self.minimum = minimum
+
+    def convert(self, value, param, ctx):
+        if value == "auto" or isinstance(value, int):
+            return value
+        try:
+            number = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
+        if self.minimum is not None and number < self.minimum:
+            self.fail(f"{number} is not in the range x>={self.minimum}", param, ctx)
+        return number
+
+
+def _option_type(described) -> click.ParamType:
+    """The click type of a setting's option: the same values, and the same words for a bad
+    one, as `settings.field_value` takes from the Python API and release files."""
+    meta, kind = described.field.metadata, described.kind
+    if meta["choices"]:
+        return click.Choice([str(c) for c in meta["choices"]])
+    if meta["auto"]:
+        return WholeOrAuto(meta["minimum"])
+    if kind is int:
+        return click.INT if meta["minimum"] is None else click.IntRange(min=meta["minimum"])
+    if kind is float:
+        return click.FLOAT
+    if kind is Path:
+        return GivenPath()
+    return click.STRING
+
+
+def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[click.Option]:
+    """The command-line options of a settings class, one per documented field not in
+    ``skip``; a field without a default is a required option."""
+    import dataclasses
+
+    from .settings import described_fields, shown
+
+    options = []
+    for d in described_fields(settings_class, skip):
+        f, flag, meta = d.field, d.flag, d.field.metadata
+        if d.kind is bool:
+            if d.default:
+                flag = f"{flag}/--no-{flag[2:]}"
+            options.append(click.Option([flag, f.name], is_flag=True, default=bool(d.default),
+                                        show_default=bool(d.default), help=d.help))  # fmt: skip
+        elif meta["repeat"]:
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            options.append(click.Option([flag, f.name], multiple=True, required=required,
+                                        help=f"{d.help} Repeatable."))  # fmt: skip
+        elif d.kind is tuple:
+            default = shown(d.default) if d.default else None
+            options.append(click.Option(
+                [flag, f.name], default=default, show_default=bool(default),
+                help=f"{d.help} Comma-separated.", metavar="A,B",
+            ))  # fmt: skip
+        else:
+            options.append(click.Option(
+                [flag, f.name], type=_option_type(d), default=d.default,
+                show_default=d.default is not None, help=d.help,
+            ))  # fmt: skip
+    return options
+
+
+def family_options(family) -> list[click.Option]:
+    """The options of a build: the sources', then the settings fields not resolved, then
+    the former spellings (hidden)."""
+    from .settings import option_name
+
+    sources = command_options(family.sources_class) if family.sources_class else []
+    former = [
+        click.Option([option_name(old)], hidden=True, help=f"Former {option_name(new)}.")
+        for old, new in family.renamed.items()
+    ]
+    return [*sources, *command_options(family.settings_class, skip=family.resolved), *former]
 
 
 def find_family(name: str):
@@ -157,7 +269,7 @@ def family_command(family) -> click.Command:
         click.Option(["--workers"], type=click.IntRange(min=1), default=1, show_default=True,
                      help="Processes; the output does not depend on them."),
     ]  # fmt: skip
-    return click.Command(family.name, params=[*family.options(), *every_build], callback=run,
+    return click.Command(family.name, params=[*family_options(family), *every_build], callback=run,
                          help=family.__doc__)  # fmt: skip
 
 
@@ -261,7 +373,6 @@ def run_options() -> list[click.Option]:
 
 def task_command(task) -> click.Command:
     """``evaluate <task>``: the run's options, the task's settings, its own run options."""
-    from .settings import command_options
 
     def run(**values) -> None:
         from .api import run_evaluation
@@ -271,7 +382,9 @@ def task_command(task) -> click.Command:
         click.echo(headline_of(folder), nl=False)
         click.echo(f"wrote {folder}")
 
-    params = [*run_options(), *command_options(task.settings_class), *task.run_parameters()]
+    extra = task.run_parameters_class
+    params = [*run_options(), *command_options(task.settings_class),
+              *(command_options(extra) if extra else [])]  # fmt: skip
     return click.Command(task.name, callback=run, params=params, help=task.__doc__)
 
 
@@ -303,7 +416,7 @@ def finetune_command() -> click.Command:
     """``finetune-classifier``: the data, model and output options, then the training
     settings (`FinetuneSettings`)."""
     from .evaluation.finetune import FinetuneSettings, finetune_classifier
-    from .settings import command_options, settings_from
+    from .settings import settings_from
 
     def run(dataset, model, out, device, overwrite, **values) -> None:
         from .lm.models import quiet_libraries

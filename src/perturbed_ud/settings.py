@@ -17,10 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
-
 from .errors import InputError
-from .options import GivenPath, check_one_line, comma_ints, comma_words
+from .options import check_one_line, comma_ints, comma_words
 
 
 def _shown(value: Any) -> str:
@@ -121,72 +119,84 @@ def _option(f: dataclasses.Field) -> str:
     return f.metadata.get("option") or option_name(f.name)
 
 
-def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[click.Option]:
-    """The command-line options of a settings class, one per documented field not in
-    ``skip``; a field without a default is a required option."""
-    hints = typing.get_type_hints(settings_class)
-    options = []
-    for f in documented_fields(settings_class):
-        if f.name in skip:
-            continue
-        kind, _ = _base_type(hints[f.name])
-        default, meta = _default(f), f.metadata
-        help_text, flag = _help(meta["doc"]), _option(f)
-        if kind is bool:
-            if default:
-                flag = f"{flag}/--no-{flag[2:]}"
-            options.append(click.Option([flag, f.name], is_flag=True, default=bool(default),
-                                        show_default=bool(default), help=help_text))  # fmt: skip
-            continue
-        if meta["repeat"]:
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            options.append(click.Option([flag, f.name], multiple=True, required=required,
-                                        help=f"{help_text} Repeatable."))  # fmt: skip
-            continue
-        if kind is tuple:
-            shown = _shown(default) if default else None
-            options.append(click.Option(
-                [flag, f.name], default=shown, show_default=bool(shown),
-                help=f"{help_text} Comma-separated.", metavar="A,B",
-            ))  # fmt: skip
-            continue
-        options.append(click.Option(
-            [flag, f.name], type=field_type(f, kind), default=default,
-            show_default=default is not None, help=help_text,
-        ))  # fmt: skip
-    return options
+# What a yes/no setting may be given as, in text (the command line's spellings).
+_YES = frozenset({"1", "true", "t", "yes", "y", "on"})
+_NO = frozenset({"0", "false", "f", "no", "n", "off"})
 
 
-def field_type(f: dataclasses.Field, kind: type) -> click.ParamType:
-    """The one converter of a field's values, from the command line, a release file or the
-    Python API alike: so ``limit="5"`` is 5 everywhere, and ``"x"`` is refused everywhere
-    with the same message."""
+def field_value(f: dataclasses.Field, kind: type, value: Any) -> Any:
+    """The one converter of a setting's value, from text (a release file, the Python API) or
+    a value of its type, checked against its choices and minimum: ``"5"`` is 5 and
+    ``"false"`` False everywhere. A bad value is a `ValueError` in the words the command line
+    prints for it."""
     meta = f.metadata
     if kind is bool:
-        return click.BOOL
-    if meta["choices"]:
-        return click.Choice([str(c) for c in meta["choices"]])
-    if meta["auto"]:
-        return WholeOrAuto(meta["minimum"])
-    if kind is int:
-        return click.INT if meta["minimum"] is None else click.IntRange(min=meta["minimum"])
+        if isinstance(value, bool):
+            return value
+        if str(value).strip().lower() in _YES | _NO:
+            return str(value).strip().lower() in _YES
+        raise ValueError(f"{value!r} is not a valid boolean")
+    if meta["choices"] and str(value) not in map(str, meta["choices"]):
+        raise ValueError(f"{value!r} is not one of {', '.join(map(repr, meta['choices']))}")
+    if meta["auto"] and value == "auto":
+        return value
+    if kind is int or meta["auto"]:
+        number = _whole(value, "a whole number nor auto" if meta["auto"] else None)
+        if meta["minimum"] is not None and number < meta["minimum"]:
+            raise ValueError(f"{number} is not in the range x>={meta['minimum']}")
+        return number
     if kind is float:
-        return click.FLOAT
-    if kind is Path:
-        return GivenPath()
-    return click.STRING
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{value!r} is not a valid float") from None
+    return value
+
+
+def _whole(value: Any, neither: str | None) -> int:
+    """A whole number from an int or its text; True is an int to Python, not to a user."""
+    try:
+        if isinstance(value, bool | float):
+            raise ValueError
+        return int(value)
+    except (TypeError, ValueError):
+        wanted = f"is neither {neither}" if neither else "is not a valid integer"
+        raise ValueError(f"{value!r} {wanted}") from None
 
 
 def _typed(f: dataclasses.Field, kind: type, value: Any) -> Any:
-    """``value`` of a number or yes/no field converted by `field_type`; others as given."""
-    if kind not in (bool, int, float):
-        return value
-    if kind is not bool and isinstance(value, bool):  # True is an int to Python, not to a user
-        raise InputError(f"{_option(f)}: {value!r} is not a number")
     try:
-        return field_type(f, kind).convert(value, None, None)
-    except click.BadParameter as err:
-        raise InputError(f"{_option(f)}: {err.message}") from None
+        return field_value(f, kind, value)
+    except ValueError as err:
+        raise InputError(f"{_option(f)}: {err}") from None
+
+
+class Described(typing.NamedTuple):
+    """A documented field as a command-line option is made of it (`cli.command_options`)."""
+
+    field: dataclasses.Field
+    kind: type  # the field's type, ``X | None`` read as X (`_base_type`)
+    default: Any
+    help: str
+    flag: str  # ``--field-name``, or the field's own spelling
+
+
+def described_fields(settings_class: type, skip: tuple[str, ...] = ()) -> list[Described]:
+    """Every documented field not in ``skip``, with what its option shows."""
+    hints = typing.get_type_hints(settings_class)
+    return [
+        Described(f, _base_type(hints[f.name])[0], _default(f), _help(f.metadata["doc"]),
+                  _option(f))
+        for f in documented_fields(settings_class)
+        if f.name not in skip
+    ]  # fmt: skip
+
+
+def shown(value: Any) -> str:
+    """A default as the command line shows it (a tuple as its comma list)."""
+    return _shown(value)
 
 
 def _help(doc: str) -> str:
@@ -252,33 +262,13 @@ def check_declared(settings: Any) -> None:
             raise InputError(f"{_option(f)} must be at least {meta['minimum']}")
 
 
-class WholeOrAuto(click.ParamType):
-    """A whole number of at least ``minimum``, or ``auto``."""
-
-    name = "integer|auto"
-
-    def __init__(self, minimum: int | None):
-        self.minimum = minimum
-
-    def convert(self, value, param, ctx):
-        if value == "auto" or isinstance(value, int):
-            return value
-        try:
-            number = int(value)
-        except ValueError:
-            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
-        if self.minimum is not None and number < self.minimum:
-            self.fail(f"{number} is smaller than the minimum {self.minimum}", param, ctx)
-        return number
-
-
 def _sequence(value: Any, element: type, option: str) -> tuple:
     """A tuple from a comma list (``"1,2"``) or any sequence of values."""
     try:
         if isinstance(value, str):
             return tuple(comma_ints(value) if element is int else comma_words(value))
         if element is int:  # ["1", "2"] as the command line's "1,2"
-            return tuple(click.INT.convert(item, None, None) for item in value)
-    except click.BadParameter as err:
-        raise InputError(f"{option}: {err.message}") from None
+            return tuple(_whole(item, None) for item in value)
+    except ValueError as err:
+        raise InputError(f"{option}: {err}") from None
     return tuple(value)

@@ -20,7 +20,6 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
-import click
 from datasets import Features
 
 from ..data.card import CardText
@@ -28,7 +27,6 @@ from ..data.writer import ParquetSplitWriter
 from ..errors import InputError, PerturbedUDWarning
 from ..releases import parse_version
 from ..settings import (
-    command_options,
     documented_fields,
     option_name,
     paths_read,
@@ -138,17 +136,6 @@ class DatasetFamily(ABC):
         """The `resolved` settings fields (and any others the sources decide) from the
         sources and the other option values."""
         return {}
-
-    @classmethod
-    def options(cls) -> list[click.Option]:
-        """The options of a build: the sources', then the settings fields not `resolved`,
-        then the former spellings (hidden)."""
-        sources = command_options(cls.sources_class) if cls.sources_class else []
-        former = [
-            click.Option([option_name(old)], hidden=True, help=f"Former {option_name(new)}.")
-            for old, new in cls.renamed.items()
-        ]
-        return [*sources, *command_options(cls.settings_class, skip=cls.resolved), *former]
 
     @classmethod
     def from_options(cls, values: dict) -> DatasetFamily:

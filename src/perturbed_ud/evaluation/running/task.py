@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import click
-
 from ...registry import FAMILIES, TASKS
 
 if TYPE_CHECKING:
@@ -75,6 +73,9 @@ class EvaluationTask:
     read_columns: ClassVar[tuple[str, ...]] = ()  # what it reads from every row
     reads: ClassVar[tuple[str, ...]] = ()  # dataset families, besides those naming the task
     skip_splits: ClassVar[tuple[str, ...]] = ()  # splits it never scores (distance: orig)
+    # Options of the run beyond `RUN_OPTIONS` that are no settings (where a probe's training
+    # treebank comes from): a dataclass of `setting` fields; `plan` takes them out of the run.
+    run_parameters_class: ClassVar[type | None] = None
 
     @classmethod
     def columns(cls, settings: Any) -> tuple[str, ...]:
@@ -85,12 +86,6 @@ class EvaluationTask:
     def split_key(config: str, split: str, row: dict) -> str:
         """Under which key a split's rows are scored: splits of one key are scored once."""
         return f"{config}/{split}"
-
-    @classmethod
-    def run_parameters(cls) -> list[click.Option]:
-        """Options of the run beyond `RUN_OPTIONS` that are no settings (where a probe's
-        training treebank comes from); `plan` takes them out of the run's options."""
-        return []
 
     @classmethod
     def check_model(cls, model: str, revision, dataset: str, settings, configs,

@@ -29,7 +29,6 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-import click
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
@@ -41,7 +40,6 @@ from ...files import atomic_path
 from ...lm.batching import every_layer_max_tokens
 from ...lm.models import device_for, load_lm, pretrained
 from ...lm.word_vectors import hidden_layers, hidden_states_of, word_vectors
-from ...options import GivenPath
 from ...registry import TASKS
 from ...settings import setting
 from ...ud.columns import SentenceColumns
@@ -563,6 +561,19 @@ def sentence_table(rows: pd.DataFrame) -> pd.DataFrame:
     return table[first + [c for c in metrics if c not in first]]
 
 
+@dataclass(frozen=True, kw_only=True)
+class TrainingSources:
+    """Where the probes' training treebank comes from: options of the run, not settings,
+    since they name where files are, and the files themselves are signed (`plan_probes`)."""
+
+    ud_root: str | Path | None = setting("folder of UD_* treebanks to train on", default=None)
+    download: bool = setting("fetch the training treebank from UD's GitHub", default=False)
+    offline: bool = setting("with --download: only the cache", default=False)
+    treebanks: tuple[str, ...] = setting(
+        "LANG=UD_Name override", option="--treebank", repeat=True, default=()
+    )
+
+
 def plan_probes(dataset: str, model: str, settings: ProbeSettings, run: dict) -> dict:
     """Train probes on a UD treebank's training split, to test them on the original and
     perturbed splits of ``dataset`` (spud or substitution).
@@ -676,14 +687,4 @@ class Probe(EvaluationTask):
     plan = staticmethod(plan_probes)
     outputs = staticmethod(probe_outputs)
 
-    @classmethod
-    def run_parameters(cls) -> list[click.Option]:
-        return [
-            click.Option(["--ud-root"], type=GivenPath(),
-                         help="Folder of UD_* treebanks to train on."),
-            click.Option(["--download"], is_flag=True,
-                         help="Fetch the training treebank from UD's GitHub."),
-            click.Option(["--offline"], is_flag=True, help="With --download: only the cache."),
-            click.Option(["--treebank", "treebanks"], multiple=True,
-                         help="LANG=UD_Name override."),
-        ]  # fmt: skip
+    run_parameters_class = TrainingSources
