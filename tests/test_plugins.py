@@ -206,3 +206,23 @@ def test_a_family_reporting_rows_it_did_not_write_leaves_no_dataset(tmp_path):
     assert built.returncode != 0
     assert "lab-echo reports 999 rows in default/orig but wrote 1" in built.stderr
     assert not (tmp_path / "out" / "lab-echo").exists()
+
+
+@pytest.mark.subprocess
+def test_a_broken_plugin_named_like_a_built_in_task_leaves_the_built_in_working(tmp_path):
+    env = installed_site(tmp_path / "site", "raise ImportError('gone')\n",
+                         "[perturbed_ud.tasks]\nscore = lab_plugin\n")  # fmt: skip
+    for args in (["evaluate", "--help"], ["evaluate", "score", "--help"]):
+        listed = perturbed_ud(env, tmp_path, *args)
+        assert listed.returncode == 0, listed.stderr
+        assert "--metric" in listed.stdout or "minimal-pair" in listed.stdout
+
+
+@pytest.mark.subprocess
+def test_a_plugin_command_taking_a_built_in_name_is_blamed_when_asked_for(tmp_path):
+    clash = PLUGIN.replace('"lab-echo"', '"spud"')
+    env = installed_site(tmp_path / "site", clash, "[perturbed_ud.families]\nclash = lab_plugin\n")
+    asked = perturbed_ud(env, tmp_path, "build", "clash", "--out", "out")
+    assert asked.returncode != 0
+    assert "module lab_plugin (entry point 'clash' of lab-plugin)" in asked.stderr
+    assert "perturbed_ud.builders" not in asked.stderr

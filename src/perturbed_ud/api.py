@@ -96,6 +96,11 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
         )
     run = {name: options.pop(name) for name in run_names if name in options}
     run = {name: value for name, value in run.items() if value is not None}
+    if extra and (
+        given := {n: run[n] for n in (f.name for f in documented_fields(extra)) if n in run}
+    ):
+        converted = settings_from(extra, given, f"evaluate {task}")  # as its options are
+        run |= {name: getattr(converted, name) for name in given}
     for name, value in run.items():  # they reach run.json, results and reports
         check_one_line(value, "--config" if name == "configs" else option_name(name))
     if missing := [name for name in ("dataset", "model", "out") if name not in run]:

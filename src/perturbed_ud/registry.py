@@ -39,13 +39,25 @@ class Registry:
             return
         self._loaded = True
         for point in _own_first(entry_points(group=self.group)):
-            try:
+            self._try(point, warn=True)
+
+    def _load_own(self) -> None:
+        """This package's modules, before any other's is imported: a name another package
+        takes again is then blamed on it."""
+        for point in entry_points(group=self.group):
+            if _is_own(point):
                 self._import(point)
-            except InputError as err:
-                if _is_own(point):
-                    raise
-                self._broken[point.name] = err
-                warnings.warn(f"skipped: {err}", PerturbedUDWarning, stacklevel=3)
+
+    def _try(self, point: EntryPoint, *, warn: bool) -> None:
+        """Import ``point``'s module; another package's that fails is noted as broken."""
+        try:
+            self._import(point)
+        except InputError as err:
+            if _is_own(point):
+                raise
+            if point.name not in self._broken and warn:
+                warnings.warn(f"skipped: {err}", PerturbedUDWarning, stacklevel=4)
+            self._broken[point.name] = err
 
     def _import(self, point: EntryPoint) -> None:
         try:
@@ -59,13 +71,14 @@ class Registry:
 
     def _load_named(self, name: str) -> None:
         """Import only the module of the entry point named ``name``, where there is one: a
-        command's ``--help`` then imports one task's libraries, not every task's."""
-        if name in self._broken:
-            raise self._broken[name]
+        command's ``--help`` then imports one task's libraries, not every task's. Another
+        package's module is imported after all of this package's."""
         if self._loaded or name in self._parts:
             return
         for point in _own_first(entry_points(group=self.group, name=name)):
-            self._import(point)
+            if not _is_own(point):
+                self._load_own()
+            self._try(point, warn=False)
 
     def register(self, name: str, short: str | None = None) -> Callable:
         """Register a class or function under ``name`` and its short name (``short``, else
@@ -95,10 +108,13 @@ class Registry:
             self._parts, self._short = parts, short
 
     def find(self, name: str):
-        """The part registered under ``name``, or None."""
+        """The part registered under ``name``, or None; a plugin's part whose module does not
+        import raises why."""
         self._load_named(name)
         if name not in self._parts:
             self._load()
+        if name in self._broken and name not in self._parts:
+            raise self._broken[name]
         return self._parts.get(name)
 
     def get(self, name: str) -> type:

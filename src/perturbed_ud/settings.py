@@ -271,4 +271,6 @@ def _sequence(value: Any, element: type, option: str) -> tuple:
             return tuple(_whole(item, None) for item in value)
     except ValueError as err:
         raise InputError(f"{option}: {err}") from None
+    if not isinstance(value, list | tuple | set | frozenset):
+        raise InputError(f"{option}: expected a list or a comma list, got {value!r}")
     return tuple(value)

@@ -83,6 +83,9 @@ OTHER_READING, NOT_MINIMAL = "other_reading", "changes_more_than_agreement"
 PREDICATE, HONORIFIC = "predicate_agreement", "honorific_plural"
 PARENTHETICAL, ATTESTED = "parenthetical", "attested_in_treebank"
 BELOW_GATE = "below_self_agreement_gate"
+# The dependents that agree with their noun, and so may mark its number (*der Lehrer*); a
+# genitive modifier has its own (*vítězství týmu*, the team's victory or victories).
+AGREEING_DEPENDENTS = frozenset({"det", "amod", "nummod", "acl"})
 SPLIT_REFERENCE = "coordinated_adjectives"  # one noun, several referents: a plural reading
 MIN_ATTESTED = 2  # a value seen once in a construction may be an annotation error
 # A noun class is one form in both numbers where at least this share of its lemmas seen in
@@ -850,7 +853,8 @@ def _either_number(site: Site, forms: AgreementForms, bad: str) -> bool:
     if cols.upos[subject] != "NOUN" or not forms.either_number(feats, lemma):
         return False
     return not any(
-        forms.marks_number(cols.forms[k], parse_feats(cols.feats[k]), bad)
+        cols.deprels[k].split(":")[0] in AGREEING_DEPENDENTS
+        and forms.marks_number(cols.forms[k], parse_feats(cols.feats[k]), bad)
         for k in _children(cols, subject)
     )
 

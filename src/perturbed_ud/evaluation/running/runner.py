@@ -601,6 +601,12 @@ def evaluate_task(
     results.json; the other ranks of a launch return once their chunks are scored."""
     from ...lm.models import checked_device, resolved_device
 
+    if missing := [name for name in ("version", "score") if not hasattr(task, name)]:
+        raise InputError(
+            f"the evaluation task {task.name} ({task.__module__}) lacks {', '.join(missing)}: "
+            "it was written for perturbed-ud 0.2; move it to EvaluationTask (version, score, "
+            "outputs), as CHANGELOG.md 0.3.0 says"
+        )
     settings = settings or task.settings_class()
     check_inputs(task.name, dataset, configs, splits, model)
     device = resolved_device(device)
