@@ -116,3 +116,32 @@ def _cli_build(out: Path) -> Path:
     result = CliRunner().invoke(main, ["build", "spud", *args])
     assert result.exit_code == 0, result.output
     return out / "spud"
+
+
+def test_a_single_value_for_a_list_setting_is_refused_in_one_line():
+    with pytest.raises(InputError, match="--seeds: expected a list or a comma list, got 5"):
+        settings_from(EveryType, {"seeds": 5}, "toy")
+
+
+def test_a_tasks_run_options_are_converted_as_settings_are(tmp_path):
+    """A probe's training sources are given as the command line gives them."""
+    with pytest.raises(InputError, match="--download: 'maybe' is not a valid boolean"):
+        perturbed_ud.evaluate("probe", dataset="d", model="m", out=tmp_path / "r",
+                              download="maybe")  # fmt: skip
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_task_written_for_the_earlier_contract_is_refused_in_one_line(tmp_path):
+    from perturbed_ud.evaluation.running.task import EvaluationTask
+    from perturbed_ud.registry import TASKS
+
+    @TASKS.register("lab.old.v1")
+    class Old(EvaluationTask):
+        """An 0.2 task: an evaluate function, no version, no score."""
+
+        name = "lab-old"
+        settings_class = EveryType
+        reads = ("spud",)
+
+    with pytest.raises(InputError, match="lab-old .* lacks version, score: it was written for"):
+        perturbed_ud.evaluate("lab-old", dataset="d", model="m", out=tmp_path / "r")

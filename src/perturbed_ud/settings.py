@@ -264,6 +264,8 @@ def check_declared(settings: Any) -> None:
 
 def _sequence(value: Any, element: type, option: str) -> tuple:
     """A tuple from a comma list (``"1,2"``) or any sequence of values."""
+    if not isinstance(value, str | list | tuple | set | frozenset):
+        raise InputError(f"{option}: expected a list or a comma list, got {value!r}")
     try:
         if isinstance(value, str):
             return tuple(comma_ints(value) if element is int else comma_words(value))
@@ -271,6 +273,4 @@ def _sequence(value: Any, element: type, option: str) -> tuple:
             return tuple(_whole(item, None) for item in value)
     except ValueError as err:
         raise InputError(f"{option}: {err}") from None
-    if not isinstance(value, list | tuple | set | frozenset):
-        raise InputError(f"{option}: expected a list or a comma list, got {value!r}")
     return tuple(value)
