@@ -86,8 +86,9 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
 
     evaluation_task = TASKS.get(task)
     settings_class = evaluation_task.settings_class
-    extra = evaluation_task.run_parameters_class
-    run_names = (*RUN_OPTIONS, *(f.name for f in (documented_fields(extra) if extra else ())))
+    extra = evaluation_task.run_parameters_class  # the run's options that are no settings
+    extra_names = tuple(f.name for f in documented_fields(extra)) if extra else ()
+    run_names = (*RUN_OPTIONS, *extra_names)
     known = {*run_names, *(f.name for f in documented_fields(settings_class))}
     if unknown := sorted(set(options) - known):
         raise InputError(
@@ -96,9 +97,7 @@ def run_evaluation(task: str, *, settings=None, verbose: bool = False, **options
         )
     run = {name: options.pop(name) for name in run_names if name in options}
     run = {name: value for name, value in run.items() if value is not None}
-    if extra and (
-        given := {n: run[n] for n in (f.name for f in documented_fields(extra)) if n in run}
-    ):
+    if given := {name: run[name] for name in extra_names if name in run}:
         converted = settings_from(extra, given, f"evaluate {task}")  # as its options are
         run |= {name: getattr(converted, name) for name in given}
     for name, value in run.items():  # they reach run.json, results and reports

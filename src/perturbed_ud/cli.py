@@ -91,23 +91,21 @@ NAME_OR_PATH = GivenName()
 
 
 class WholeOrAuto(click.ParamType):
-    """A whole number of at least ``minimum``, or ``auto``."""
+    """A whole number of at least the field's minimum, or ``auto``: converted by
+    `settings.field_value`, as the Python API converts it."""
 
     name = "integer|auto"
 
-    def __init__(self, minimum: int | None):
-        self.minimum = minimum
+    def __init__(self, field):
+        self.field = field
 
     def convert(self, value, param, ctx):
-        if value == "auto" or isinstance(value, int):
-            return value
+        from .settings import field_value
+
         try:
-            number = int(value)
-        except ValueError:
-            self.fail(f"{value!r} is neither a whole number nor auto", param, ctx)
-        if self.minimum is not None and number < self.minimum:
-            self.fail(f"{number} is not in the range x>={self.minimum}", param, ctx)
-        return number
+            return field_value(self.field, int, value)
+        except ValueError as err:
+            self.fail(str(err), param, ctx)
 
 
 def _option_type(described) -> click.ParamType:
@@ -117,7 +115,7 @@ def _option_type(described) -> click.ParamType:
     if meta["choices"]:
         return click.Choice([str(c) for c in meta["choices"]])
     if meta["auto"]:
-        return WholeOrAuto(meta["minimum"])
+        return WholeOrAuto(described.field)
     if kind is int:
         return click.INT if meta["minimum"] is None else click.IntRange(min=meta["minimum"])
     if kind is float:
@@ -132,7 +130,7 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
     ``skip``; a field without a default is a required option."""
     import dataclasses
 
-    from .settings import described_fields, shown
+    from .settings import described_fields, shown_value
 
     options = []
     for d in described_fields(settings_class, skip):
@@ -147,7 +145,7 @@ def command_options(settings_class: type, skip: tuple[str, ...] = ()) -> list[cl
             options.append(click.Option([flag, f.name], multiple=True, required=required,
                                         help=f"{d.help} Repeatable."))  # fmt: skip
         elif d.kind is tuple:
-            default = shown(d.default) if d.default else None
+            default = shown_value(d.default) if d.default else None
             options.append(click.Option(
                 [flag, f.name], default=default, show_default=bool(default),
                 help=f"{d.help} Comma-separated.", metavar="A,B",

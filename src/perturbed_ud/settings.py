@@ -21,7 +21,8 @@ from .errors import InputError
 from .options import check_one_line, comma_ints, comma_words
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A value as signatures and the command line show it (a tuple as its comma list)."""
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value))
     return str(value)
@@ -31,7 +32,7 @@ def setting(
     doc: str,
     *,
     signature: str | None = None,
-    shown: Callable[[Any], str] = _shown,
+    shown: Callable[[Any], str] = shown_value,
     default: Any = dataclasses.MISSING,
     default_factory: Any = dataclasses.MISSING,
     choices: tuple | None = None,
@@ -133,8 +134,8 @@ def field_value(f: dataclasses.Field, kind: type, value: Any) -> Any:
     if kind is bool:
         if isinstance(value, bool):
             return value
-        if str(value).strip().lower() in _YES | _NO:
-            return str(value).strip().lower() in _YES
+        if (text := str(value).strip().lower()) in _YES | _NO:
+            return text in _YES
         raise ValueError(f"{value!r} is not a valid boolean")
     if meta["choices"] and str(value) not in map(str, meta["choices"]):
         raise ValueError(f"{value!r} is not one of {', '.join(map(repr, meta['choices']))}")
@@ -192,11 +193,6 @@ def described_fields(settings_class: type, skip: tuple[str, ...] = ()) -> list[D
         for f in documented_fields(settings_class)
         if f.name not in skip
     ]  # fmt: skip
-
-
-def shown(value: Any) -> str:
-    """A default as the command line shows it (a tuple as its comma list)."""
-    return _shown(value)
 
 
 def _help(doc: str) -> str:

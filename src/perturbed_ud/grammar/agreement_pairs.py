@@ -301,7 +301,10 @@ class AgreementForms:
 
     @classmethod
     def from_ud(cls, files: Iterable[Path], extra: list = ()) -> AgreementForms:
-        """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``."""
+        """VERB and AUX words of ``files`` (typos and corrected words left out), then ``extra``;
+        beside them, what the files show of nominals: the values a subject's form is read with,
+        the numbers each form is read with in its case, and the noun classes one form in both
+        numbers."""
         lexicon, nominals, polite, words = Lexicon("ud"), {}, False, set()
         paradigms: dict[tuple, dict[str, set[str]]] = {}  # (class, lemma) -> form -> numbers
         numbers: dict[tuple[str, str], set[str]] = {}
@@ -312,8 +315,8 @@ class AgreementForms:
                         continue
                     if upos in FUNCTION_UPOS:
                         words.add(normalise(s.forms[i]))
-                    if "Number=" in s.feats[i]:
-                        feats = parse_feats(s.feats[i])
+                    feats = parse_feats(s.feats[i])
+                    if "Number" in feats:
                         key = (normalise(s.forms[i]), feats.get("Case", ""))
                         numbers.setdefault(key, set()).update(values(feats, "Number"))
                     if upos in HEAD_UPOS:
@@ -321,7 +324,6 @@ class AgreementForms:
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
                         polite = polite or {"Polite=Form", "Person=3"} <= set(s.feats[i].split("|"))
                     elif upos in SUBJECT_UPOS:
-                        feats = parse_feats(s.feats[i])
                         # a form in another core case is often the nominative too
                         # (Ukrainian *повідомлення*, message or messages; Basque
                         # *maratoilariak*, the runner (ergative) or the runners)

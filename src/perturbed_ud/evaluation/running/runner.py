@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -291,26 +291,27 @@ def _wait_for(paths: list[Path], run: Path, timeout: float, poll_seconds: float 
         time.sleep(min(poll_seconds, left))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Task:
-    """What a run computes: a `datasets.map` function over rows and its settings."""
+    """What a run computes, as `evaluate_task` assembles it from an `EvaluationTask`, its
+    settings and its plan: a `datasets.map` function over rows and what it depends on."""
 
     name: str
-    function: Callable
-    settings: object  # a frozen dataclass; its fields that can change a score are signed
     # The task's version, in the run's signature: bumped whenever its outputs change, so a
     # run is never resumed across a change of the code that scores it.
-    version: str = field(kw_only=True)
-    split_key: Callable[[str, str, dict], str] = lambda config, split, row: f"{config}/{split}"
-    columns: tuple[str, ...] = ()  # what the function and the reports read from each row
-    skip_splits: tuple[str, ...] = ()  # splits the task never scores (distance: orig)
+    version: str
+    function: Callable
+    settings: object  # a frozen dataclass; its fields that can change a score are signed
+    split_key: Callable[[str, str, dict], str]
+    columns: tuple[str, ...]  # what the function and the reports read from each row
+    skip_splits: tuple[str, ...]  # splits the task never scores (distance: orig)
     # What else the scores depend on, by identity (probe: the treebanks its probes train on):
     # recorded in run.json and part of the signature, so a run resumes only on the same.
-    inputs: dict | None = None
+    inputs: dict | None
     # Run once the run folder is checked and the splits loaded, before any chunk is scored
     # (probe: training the probes every chunk reads), with the run folder and its header;
     # returns more keyword arguments for the function.
-    prepare: Callable[[Path, dict], dict] | None = None
+    prepare: Callable[[Path, dict], dict] | None
 
 
 def run_task(
@@ -632,8 +633,9 @@ def evaluate_task(
                     "revision": revision}  # fmt: skip
         plan = task.plan(dataset, model, settings, options)
         scoring = Task(
-            task.name, task.score, settings, task.split_key, task.columns(settings),
-            task.skip_splits, plan.get("inputs"), plan.get("prepare"), version=task.version,
+            name=task.name, version=task.version, function=task.score, settings=settings,
+            split_key=task.split_key, columns=task.columns(settings),
+            skip_splits=task.skip_splits, inputs=plan.get("inputs"), prepare=plan.get("prepare"),
         )  # fmt: skip
         run, rows, header = run_task(scoring, dataset, model, out, **options)
         if rows is None:  # another rank of a multi-process launch writes the outputs
