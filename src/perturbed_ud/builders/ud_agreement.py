@@ -167,7 +167,8 @@ class UDAgreementSettings:
         shown=lambda on: "pinned" if on else "off",
         default=False,
     )
-    version: str = version_setting("3.0.0")  # v3: subjects of either number; split reference
+    version: str = version_setting("4.0.0")  # v3: subjects of either number; split reference;
+    # v4: a class's number syncretism read from its plural endings; levelled plural verbs
 
     def __post_init__(self):
         check_settings(self, "treebanks")
@@ -400,9 +401,11 @@ Candidates that gave no pair, by reason: `no_form` (no source has the lemma in t
 swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<source>` (the
 swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
 English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
-German *sie*; or, in number, the subject is a noun of a class whose singular and plural are
-one form, as most of the class's lemmas in the treebanks are, and no word of its phrase marks
-its number: Czech *vítězství*), `coordinated_adjectives` (a singular subject with
+German *sie*; or, in number, the subject is a singular noun whose form ends as most of its
+class's plurals do in the treebanks (two lemmas at least), and no word of its phrase marks its
+number: Czech *vítězství*), `plural_levelled_to_singular` (a plural verb whose class mostly
+has one form for both numbers may take its singular's form in speech: Czech *lidé ví* after
+*lidé vidí*), `coordinated_adjectives` (a singular subject with
 coordinated adjectives may name several, and take a plural verb: Dutch *het Amersfoortse en
 Barneveldse initiatief zijn*), `optional_agreement` (the language allows both values there:
 Turkish plural subjects with singular verbs, Arabic verbs before feminine or plural subjects),

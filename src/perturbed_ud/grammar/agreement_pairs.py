@@ -83,13 +83,14 @@ OTHER_READING, NOT_MINIMAL = "other_reading", "changes_more_than_agreement"
 PREDICATE, HONORIFIC = "predicate_agreement", "honorific_plural"
 PARENTHETICAL, ATTESTED = "parenthetical", "attested_in_treebank"
 BELOW_GATE = "below_self_agreement_gate"
+LEVELLED = "plural_levelled_to_singular"
 # The dependents that agree with their noun, and so may mark its number (*der Lehrer*); a
 # genitive modifier has its own (*vítězství týmu*, the team's victory or victories).
 AGREEING_DEPENDENTS = frozenset({"det", "amod", "nummod", "acl"})
 SPLIT_REFERENCE = "coordinated_adjectives"  # one noun, several referents: a plural reading
 MIN_ATTESTED = 2  # a value seen once in a construction may be an annotation error
-# A noun class is one form in both numbers where at least this share of its lemmas seen in
-# both are (and `MIN_ATTESTED` at least): a stray annotation does not make a class syncretic.
+# A noun's form is read in the other number too where at least this share of its class's
+# lemmas seen in that number end so in its case.
 SAME_SHARE = 0.5
 NOT_AGREEMENT = "construction_does_not_agree"
 # A construction (`Site.construction` but the subject's value) whose word has its subject's
@@ -267,6 +268,60 @@ def noun_class(feats: dict, lemma: str) -> tuple[str, str, str]:
     return feats.get("Gender", ""), feats.get("Case", ""), lemma.lower()[-1:]
 
 
+def ending(lemma: str, form: str) -> tuple[str, str]:
+    """How a form ends where its lemma's end is replaced: *vítězství* -> ("", ""), *Lehrer* ->
+    ("", ""), *lidé* from *člověk* -> ("člověk", "lidé")."""
+    lemma, form = lemma.lower(), normalise(form)
+    n = len(os.path.commonprefix([lemma, form]))
+    return lemma[n:], form[n:]
+
+
+def plural_endings(endings: dict[tuple, dict[str, dict]]) -> dict[tuple, dict[tuple, float]]:
+    """noun class -> each plural ending seen on `MIN_ATTESTED` lemmas at least -> the share of
+    the class's lemmas seen in the plural with it. An ending is compared, not one lemma's two
+    forms, so that a class is known from lemmas seen in one number only (*stromořadí* and
+    *dobrodružství*, avenues and adventures, tell of *vítězství*, victories); two lemmas at
+    least, as one may have no singular (Czech *peníze*, money). A neuter's nominative and
+    accusative are one form in every number, so their plurals count for each other."""
+    shares = {}
+    for kind, by_number in endings.items():
+        plural = dict(by_number.get("Plur", {}))
+        gender, case, letter = kind
+        if gender == "Neut" and (sister := {"Nom": "Acc", "Acc": "Nom"}.get(case)):
+            for lemma, found in endings.get((gender, sister, letter), {}).get("Plur", {}).items():
+                plural[lemma] = plural.get(lemma, set()) | found
+        if plural:
+            counts = Counter(e for found in plural.values() for e in found)
+            shares[kind] = {e: n / len(plural) for e, n in counts.items() if n >= MIN_ATTESTED}
+    return shares
+
+
+def verb_class(upos: str, lemma: str, feats: str) -> tuple[str, str, str]:
+    """A verb's inflection class in a cell but its number: its UPOS, its lemma's last two
+    letters (a conjugation's infinitive ending: Czech *-ět*, *-it*) and its other features
+    but polarity (a negative conjugates as its positive: *nevidí*, *vidí*)."""
+    rest = "|".join(f for f in feats.split("|") if f.split("=")[0] not in ("Number", "Polarity"))
+    return upos, lemma.lower()[-2:], rest
+
+
+def levelled_classes(lexicon: Lexicon) -> set[tuple]:
+    """The verb classes whose plural is their singular's form for at least `SAME_SHARE` of
+    the lemmas seen in both numbers (`MIN_ATTESTED` at least): Czech *vidí*, *sedí* (sees,
+    see; sits, sit)."""
+    seen: dict[tuple, bool] = {}  # (class, lemma) -> one form in both numbers
+    for (upos, lemma), by_feats in lexicon.entries.items():
+        for feats, plural in by_feats.items():
+            singular = by_feats.get(feats.replace("Number=Plur", "Number=Sing"))
+            if "Number=Plur" in feats.split("|") and singular:
+                key = (verb_class(upos, lemma, feats), lemma)
+                seen[key] = seen.get(key, False) or bool(set(plural) & set(singular))
+    both, same = Counter(), Counter()
+    for (kind, _), levelled in seen.items():
+        both[kind] += 1
+        same[kind] += levelled
+    return {k for k, n in same.items() if n >= MIN_ATTESTED and n >= both[k] * SAME_SHARE}
+
+
 class AgreementForms:
     """Verb forms by (UPOS, lemma, FEATS) from the treebank's files, then UniMorph or
     pymorphy3; and the values each agreement feature takes per UPOS in the lexicons (a swap
@@ -279,13 +334,16 @@ class AgreementForms:
         *,
         polite_verbs: bool = False,
         function_words: set[str] = frozenset(),
-        same_in_both_numbers: set[tuple] = frozenset(),
+        endings: dict[tuple, dict[tuple, float]] | None = None,
         numbers: dict[tuple[str, str], set[str]] | None = None,
+        levelled: set[tuple] = frozenset(),
     ):
         self.lexicons = lexicons
         self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
-        # the noun classes (`noun_class`) whose singular and plural are one form in a case
-        self.same_in_both_numbers = same_in_both_numbers
+        # noun class -> plural ending -> share of the class's lemmas (`plural_endings`)
+        self.endings = endings or {}
+        # the verb classes (`verb_class`) whose plural is their singular's form
+        self.levelled = levelled
         self.numbers = numbers or {}  # (a word's form, its case) -> the numbers it is read with
         self.polite_verbs = polite_verbs  # the treebank marks politeness on verbs
         # forms the treebank also has as a pronoun, determiner, particle, adverb or adjective
@@ -306,7 +364,7 @@ class AgreementForms:
         the numbers each form is read with in its case, and the noun classes one form in both
         numbers."""
         lexicon, nominals, polite, words = Lexicon("ud"), {}, False, set()
-        paradigms: dict[tuple, dict[str, set[str]]] = {}  # (class, lemma) -> form -> numbers
+        endings: dict[tuple, dict[str, dict]] = {}  # class -> number -> lemma -> endings
         numbers: dict[tuple[str, str], set[str]] = {}
         for path in files:
             for s in read_conllu(path):
@@ -333,17 +391,13 @@ class AgreementForms:
                                 found.setdefault(name, set()).update(values(feats, name))
                         if upos == "NOUN" and feats.get("Number") in ("Sing", "Plur"):
                             lemma = lemma_or_form(s.forms[i], s.lemmas[i])
-                            key = (noun_class(feats, lemma), lemma.lower())
-                            cell = paradigms.setdefault(key, {})
-                            cell.setdefault(normalise(s.forms[i]), set()).add(feats["Number"])
-        both, same = Counter(), Counter()  # class -> lemmas seen in both numbers; one form
-        for (kind, _), cell in paradigms.items():
-            if set().union(*cell.values()) == {"Sing", "Plur"}:
-                both[kind] += 1
-                same[kind] += any(len(numbers) == 2 for numbers in cell.values())
-        either = {k for k, n in same.items() if n >= MIN_ATTESTED and n >= both[k] * SAME_SHARE}
+                            cell = endings.setdefault(noun_class(feats, lemma), {})
+                            cell.setdefault(feats["Number"], {}).setdefault(
+                                lemma.lower(), set()
+                            ).add(ending(lemma, s.forms[i]))
         return cls([lexicon, *extra], nominals, polite_verbs=polite, function_words=words,
-                   same_in_both_numbers=either, numbers=numbers)  # fmt: skip
+                   endings=plural_endings(endings), numbers=numbers,
+                   levelled=levelled_classes(lexicon))  # fmt: skip
 
     def subject_reads(self, form: str, feature: str, value: str) -> bool:
         """Whether the subject's form is also read, in a core case (nominative, accusative,
@@ -357,12 +411,22 @@ class AgreementForms:
             (normalise(form), feats.get("Case", "")), ()
         )
 
-    def either_number(self, feats: dict, lemma: str) -> bool:
-        """Whether a noun of these features and lemma belongs to a class whose singular and
-        plural are one form in its case, as the treebank shows for most of the class's lemmas
-        seen in both (Czech neuters in *-í*: *vítězství*, victory or victories; Ukrainian
-        neuters in *-ння*)."""
-        return noun_class(feats, lemma) in self.same_in_both_numbers
+    def plural_too(self, feats: dict, lemma: str, form: str) -> bool:
+        """Whether a singular noun's form ends as at least `SAME_SHARE` of its class's lemmas
+        seen in the plural do in its case: then it is read in both numbers (Czech neuters in
+        *-í*: *vítězství*, victory or victories; Ukrainian neuters in *-ння*), while a form
+        that marks its number keeps it (Icelandic *mótið*, the tournament, not *mótin*). A
+        plural's lemma is not always its singular (English *people*, German *Kosten*), so a
+        plural noun is read singular only where its own form is (`subject_reads`)."""
+        shares = self.endings.get(noun_class(feats, lemma), {})
+        return shares.get(ending(lemma, form), 0.0) >= SAME_SHARE
+
+    def levels_plural(self, upos: str, lemma: str, feats: str) -> bool:
+        """Whether a plural verb's class mostly has its singular's form in the plural
+        (`levelled_classes`): speech levels the rest too, and its singular form reads as a
+        plural (colloquial Czech *lidé neví*, people don't know, after *lidé vidí*, people
+        see), while a singular subject's plural verb stays wrong (*on vědí*)."""
+        return verb_class(upos, lemma, feats) in self.levelled
 
     def other_values(self, upos: str, feature: str, value: str) -> list[str]:
         return sorted(self.inventory.get((upos, feature), set()) - {value})
@@ -846,13 +910,15 @@ def _target_pairs(site: Site, forms, readings, dropped, observed) -> list[Agreem
 
 
 def _either_number(site: Site, forms: AgreementForms, bad: str) -> bool:
-    """Whether the subject is a noun of a class with one form for both numbers
-    (`AgreementForms.either_number`) and no word of its phrase marks its number: *příští
+    """Whether the subject is a singular noun whose form its class also has in the plural
+    (`AgreementForms.plural_too`) and no word of its phrase marks its number: *příští
     vítězství* (next victory or victories) may take a plural verb, *der Lehrer* may not."""
     cols, subject = site.cols, site.subject
     lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject])
     feats = parse_feats(cols.feats[subject])
-    if cols.upos[subject] != "NOUN" or not forms.either_number(feats, lemma):
+    if bad != "Plur" or cols.upos[subject] != "NOUN":
+        return False
+    if not forms.plural_too(feats, lemma, cols.forms[subject]):
         return False
     return not any(
         cols.deprels[k].split(":")[0] in AGREEING_DEPENDENTS
@@ -901,6 +967,11 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return PREDICATE
     if feature == "Person" and site.other_reading(bad):
         return OTHER_READING
+    target = site.target
+    if bad == "Sing" and forms.levels_plural(
+        site.cols.upos[target], site.lemma, site.cols.feats[target]
+    ):
+        return LEVELLED
     subject = site.subject
     if forms.subject_reads(site.cols.forms[subject], feature, bad):
         return AMBIGUOUS_SUBJECT
