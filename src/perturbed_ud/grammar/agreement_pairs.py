@@ -61,6 +61,7 @@ MAX_WORDS = 64  # longer sentences are left out (MultiBLiMP's limit)
 SUBJECT_UPOS = frozenset({"NOUN", "PRON"})
 HEAD_UPOS = frozenset({"VERB", "AUX"})
 FUNCTION_UPOS = frozenset({"PRON", "DET", "PART", "ADV", "ADJ"})
+NOMINAL_UPOS = frozenset({"NOUN", "ADJ", "DET"})  # whose plural endings `plural_endings` reads
 # Phenomena, in card order: (kind, feature) -> split name.
 PHENOMENA = {
     (kind, feature): f"{kind}_{feature.lower()}" for kind in ("sv", "sp") for feature in AGREEMENT
@@ -277,18 +278,20 @@ def ending(lemma: str, form: str) -> tuple[str, str]:
 
 
 def plural_endings(endings: dict[tuple, dict[str, dict]]) -> dict[tuple, dict[tuple, float]]:
-    """noun class -> each plural ending seen on `MIN_ATTESTED` lemmas at least -> the share of
-    the class's lemmas seen in the plural with it. An ending is compared, not one lemma's two
-    forms, so that a class is known from lemmas seen in one number only (*stromořadí* and
-    *dobrodružství*, avenues and adventures, tell of *vítězství*, victories); two lemmas at
-    least, as one may have no singular (Czech *peníze*, money). A neuter's nominative and
-    accusative are one form in every number, so their plurals count for each other."""
+    """(UPOS, noun class) -> each plural ending seen on `MIN_ATTESTED` lemmas at least -> the
+    share of the class's lemmas seen in the plural with it. An ending is compared, not one
+    lemma's two forms, so that a class is known from lemmas seen in one number only
+    (*stromořadí* and *dobrodružství*, avenues and adventures, tell of *vítězství*,
+    victories); two lemmas at least, as one may have no singular (Czech *peníze*, money). A
+    neuter's nominative and accusative are one form in every number, so their plurals count
+    for each other."""
     shares = {}
     for kind, by_number in endings.items():
         plural = dict(by_number.get("Plur", {}))
-        gender, case, letter = kind
+        upos, gender, case, letter = kind
         if gender == "Neut" and (sister := {"Nom": "Acc", "Acc": "Nom"}.get(case)):
-            for lemma, found in endings.get((gender, sister, letter), {}).get("Plur", {}).items():
+            other = endings.get((upos, gender, sister, letter), {})
+            for lemma, found in other.get("Plur", {}).items():
                 plural[lemma] = plural.get(lemma, set()) | found
         if plural:
             counts = Counter(e for found in plural.values() for e in found)
@@ -340,7 +343,7 @@ class AgreementForms:
     ):
         self.lexicons = lexicons
         self.nominals = nominals or {}  # a NOUN/PRON form -> feature -> values it is read with
-        # noun class -> plural ending -> share of the class's lemmas (`plural_endings`)
+        # (UPOS, noun class) -> plural ending -> share of the class's lemmas (`plural_endings`)
         self.endings = endings or {}
         # the verb classes (`verb_class`) whose plural is their singular's form
         self.levelled = levelled
@@ -364,7 +367,7 @@ class AgreementForms:
         the numbers each form is read with in its case, and the noun classes one form in both
         numbers."""
         lexicon, nominals, polite, words = Lexicon("ud"), {}, False, set()
-        endings: dict[tuple, dict[str, dict]] = {}  # class -> number -> lemma -> endings
+        endings: dict[tuple, dict[str, dict]] = {}  # (UPOS, class) -> number -> lemma -> endings
         numbers: dict[tuple[str, str], set[str]] = {}
         for path in files:
             for s in read_conllu(path):
@@ -377,24 +380,26 @@ class AgreementForms:
                     if "Number" in feats:
                         key = (normalise(s.forms[i]), feats.get("Case", ""))
                         numbers.setdefault(key, set()).update(values(feats, "Number"))
+                    if upos in NOMINAL_UPOS and feats.get("Number") in ("Sing", "Plur"):
+                        lemma = lemma_or_form(s.forms[i], s.lemmas[i])
+                        cell = endings.setdefault((upos, *noun_class(feats, lemma)), {})
+                        cell.setdefault(feats["Number"], {}).setdefault(lemma.lower(), set()).add(
+                            ending(lemma, s.forms[i])
+                        )
                     if upos in HEAD_UPOS:
                         lemma = lemma_or_form(s.forms[i], s.lemmas[i])
                         lexicon.add(upos, lemma, s.feats[i], _entry(s.forms[i], lemma))
                         polite = polite or {"Polite=Form", "Person=3"} <= set(s.feats[i].split("|"))
-                    elif upos in SUBJECT_UPOS:
+                    elif upos in SUBJECT_UPOS and (
                         # a form in another core case is often the nominative too
                         # (Ukrainian *повідомлення*, message or messages; Basque
                         # *maratoilariak*, the runner (ergative) or the runners)
-                        if _nominative(feats) or CORE_CASES & set(feats.get("Case", "").split(",")):
-                            found = nominals.setdefault(normalise(s.forms[i]), {})
-                            for name in AGREEMENT:
-                                found.setdefault(name, set()).update(values(feats, name))
-                        if upos == "NOUN" and feats.get("Number") in ("Sing", "Plur"):
-                            lemma = lemma_or_form(s.forms[i], s.lemmas[i])
-                            cell = endings.setdefault(noun_class(feats, lemma), {})
-                            cell.setdefault(feats["Number"], {}).setdefault(
-                                lemma.lower(), set()
-                            ).add(ending(lemma, s.forms[i]))
+                        _nominative(feats) or CORE_CASES & set(feats.get("Case", "").split(","))
+                    ):
+                        found = nominals.setdefault(normalise(s.forms[i]), {})
+                        for name in AGREEMENT:
+                            found.setdefault(name, set()).update(values(feats, name))
+
         return cls([lexicon, *extra], nominals, polite_verbs=polite, function_words=words,
                    endings=plural_endings(endings), numbers=numbers,
                    levelled=levelled_classes(lexicon))  # fmt: skip
@@ -411,14 +416,15 @@ class AgreementForms:
             (normalise(form), feats.get("Case", "")), ()
         )
 
-    def plural_too(self, feats: dict, lemma: str, form: str) -> bool:
-        """Whether a singular noun's form ends as at least `SAME_SHARE` of its class's lemmas
-        seen in the plural do in its case: then it is read in both numbers (Czech neuters in
-        *-í*: *vítězství*, victory or victories; Ukrainian neuters in *-ння*), while a form
-        that marks its number keeps it (Icelandic *mótið*, the tournament, not *mótin*). A
-        plural's lemma is not always its singular (English *people*, German *Kosten*), so a
-        plural noun is read singular only where its own form is (`subject_reads`)."""
-        shares = self.endings.get(noun_class(feats, lemma), {})
+    def plural_too(self, upos: str, feats: dict, lemma: str, form: str) -> bool:
+        """Whether a singular noun's (adjective's, determiner's) form ends as at least
+        `SAME_SHARE` of its class's lemmas seen in the plural do in its case: then it is read
+        in both numbers (Czech neuters in *-í*: *vítězství*, victory or victories; the soft
+        adjective *příští*, next; Ukrainian neuters in *-ння*), while a form that marks its
+        number keeps it (Icelandic *mótið*, the tournament, not *mótin*). A plural's lemma is
+        not always its singular (English *people*, German *Kosten*), so a plural noun is read
+        singular only where its own form is (`subject_reads`)."""
+        shares = self.endings.get((upos, *noun_class(feats, lemma)), {})
         return shares.get(ending(lemma, form), 0.0) >= SAME_SHARE
 
     def levels_plural(self, upos: str, lemma: str, feats: str) -> bool:
@@ -918,11 +924,17 @@ def _either_number(site: Site, forms: AgreementForms, bad: str) -> bool:
     feats = parse_feats(cols.feats[subject])
     if bad != "Plur" or cols.upos[subject] != "NOUN":
         return False
-    if not forms.plural_too(feats, lemma, cols.forms[subject]):
+    if not forms.plural_too("NOUN", feats, lemma, cols.forms[subject]):
         return False
     return not any(
         cols.deprels[k].split(":")[0] in AGREEING_DEPENDENTS
         and forms.marks_number(cols.forms[k], parse_feats(cols.feats[k]), bad)
+        and not forms.plural_too(
+            cols.upos[k],
+            parse_feats(cols.feats[k]),
+            lemma_or_form(cols.forms[k], cols.lemmas[k]),
+            cols.forms[k],
+        )
         for k in _children(cols, subject)
     )
 
