@@ -20,7 +20,7 @@ from conftest import loopback_direct
 from perturbed_ud import download
 from perturbed_ud.download import fetch_all, git_blob_sha1
 from perturbed_ud.errors import InputError, SourceError
-from perturbed_ud.perturb import unimorph
+from perturbed_ud.resources import unimorph
 
 BODY = b"# sent_id = 1\n1\tx\tx\tX\t_\t_\t0\troot\t_\t_\n\n" * 200
 

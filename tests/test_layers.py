@@ -15,6 +15,7 @@ LAYERS = [
      "licences", "lexicons", "version", "manifest", "redaction", "progress"},
     {"ud"},
     {"lm"},
+    {"resources"},  # lexicons of word forms and WordNet: read by perturbations and grammars
     {"perturb"},
     {"grammar"},
     {"data"},

@@ -11,13 +11,13 @@ from perturbed_ud.perturb.lemma import lemmatize
 from perturbed_ud.perturb.lrec2026 import clamped_heads
 from perturbed_ud.perturb.paper import PaperProtocol
 from perturbed_ud.perturb.word_order import (
-    CONTENT_UPOS,
     apply_permutation,
     full_scramble,
     head_swap,
     part_scramble,
     part_size,
 )
+from perturbed_ud.ud.columns import CONTENT_UPOS
 from perturbed_ud.ud.conllu_io import Sentence
 
 UPOS = ["NOUN", "PROPN", "VERB", "ADJ", "ADV", "DET", "ADP", "PRON", "AUX", "PUNCT", "CCONJ"]

@@ -24,13 +24,6 @@ from datasets import load_dataset
 
 from perturbed_ud.cli import main
 from perturbed_ud.errors import InputError
-from perturbed_ud.perturb.inflection import (
-    Inflector,
-    Lexicon,
-    RussianParadigms,
-    read_lexicon,
-    unimorph_to_ud,
-)
 from perturbed_ud.perturb.nonce import (
     REASONS,
     RULES,
@@ -41,18 +34,21 @@ from perturbed_ud.perturb.nonce import (
     nonce_sentence,
 )
 from perturbed_ud.perturb.surface_rules import (
-    BOUND,
-    citation_form,
     english_article,
     form_condition,
     french_vowel_initial,
-    lemma_key,
     like_case,
-    strip_arabic_diacritics,
 )
-from perturbed_ud.perturb.word_order import CONTENT_UPOS
+from perturbed_ud.resources.citation import BOUND, citation_form, lemma_key, strip_arabic_diacritics
+from perturbed_ud.resources.inflection import (
+    Inflector,
+    Lexicon,
+    RussianParadigms,
+    read_lexicon,
+    unimorph_to_ud,
+)
 from perturbed_ud.rng import KeyedDraws
-from perturbed_ud.ud.columns import SentenceColumns
+from perturbed_ud.ud.columns import CONTENT_UPOS, SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu
 from perturbed_ud.ud.sources import sample_root
 
@@ -503,7 +499,7 @@ def test_russian_paradigms():
 
 
 INMX = """\
-from perturbed_ud.perturb.inflection import RussianParadigms
+from perturbed_ud.resources.inflection import RussianParadigms
 russian = RussianParadigms()
 print([russian.forms("NOUN", lemma, f"Case=Acc|Gender={gender}|Number=Plur|Animacy={a}")
        for lemma, gender in (("персонаж", "Masc"), ("кукла", "Fem")) for a in ("Inan", "Anim")])

@@ -15,7 +15,6 @@ from conftest import SHARED_UD, UD_ROOT
 
 from perturbed_ud.builders.spud import POOL_SPLITS
 from perturbed_ud.cli import main
-from perturbed_ud.perturb.inflection import Inflector, Lexicon
 from perturbed_ud.perturb.nonce import (
     CLOSED_CLASS_UPOS,
     FUNCTION_WORD,
@@ -27,13 +26,9 @@ from perturbed_ud.perturb.nonce import (
     nonce_sentence,
     numeral,
 )
-from perturbed_ud.perturb.surface_rules import (
-    BOUND,
-    citation_form,
-    form_condition,
-    lemma_key,
-    zu_infinitive,
-)
+from perturbed_ud.perturb.surface_rules import form_condition, zu_infinitive
+from perturbed_ud.resources.citation import BOUND, citation_form, lemma_key
+from perturbed_ud.resources.inflection import Inflector, Lexicon
 from perturbed_ud.rng import KeyedDraws
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import read_conllu

@@ -8,7 +8,6 @@ import pytest
 from perturbed_ud.lexicons import closed_class
 from test_spud import columns
 
-from perturbed_ud.perturb.inflection import Inflector, Lexicon, RussianParadigms
 from perturbed_ud.perturb.nonce import (
     RULES,
     build_pool,
@@ -21,13 +20,9 @@ from perturbed_ud.perturb.nonce import (
     object_gap,
     oblique_frame,
 )
-from perturbed_ud.perturb.surface_rules import (
-    adjust,
-    citation_form,
-    form_condition,
-    lemma_key,
-    target_case,
-)
+from perturbed_ud.perturb.surface_rules import adjust, form_condition, target_case
+from perturbed_ud.resources.citation import citation_form, lemma_key
+from perturbed_ud.resources.inflection import Inflector, Lexicon, RussianParadigms
 from perturbed_ud.rng import KeyedDraws
 from perturbed_ud.ud.columns import SentenceColumns
 from perturbed_ud.ud.conllu_io import parse_feats, read_conllu

@@ -145,7 +145,7 @@ def test_missing_wordnet_data_says_how_to_install_it(tmp_path):
 
 @needs_wordnet
 def test_wordnet_copies_use_synonyms_that_share_a_synset(tmp_path):
-    from perturbed_ud.perturb.wordnet import open_wordnet
+    from perturbed_ud.resources.wordnet import open_wordnet
 
     folder = build(tmp_path, "--methods", "copos_wordnet", "--wordnet", WORDNET)
     reader = open_wordnet(WORDNET)
@@ -165,7 +165,7 @@ def test_wordnet_copies_use_synonyms_that_share_a_synset(tmp_path):
 
 @needs_wordnet
 def test_french_synonyms_come_from_the_open_multilingual_wordnet(tmp_path):
-    from perturbed_ud.perturb.wordnet import open_wordnet
+    from perturbed_ud.resources.wordnet import open_wordnet
 
     result = CliRunner().invoke(
         main, ["build", "substitution", "--ud-root", str(UD_ROOT), "--langs", "fr",
@@ -240,7 +240,7 @@ def pud_sentences() -> list[SentenceColumns]:
 
 
 def released_words(sentences, least_common: bool) -> list[list[tuple[str, str]]]:
-    from perturbed_ud.perturb.wordnet import open_wordnet
+    from perturbed_ud.resources.wordnet import open_wordnet
 
     wordnet = open_wordnet(WORDNET)
     return [[released_word(wordnet, form, least_common) for form in c.forms] for c in sentences]
@@ -250,7 +250,7 @@ def released_words(sentences, least_common: bool) -> list[list[tuple[str, str]]]
 @pytest.mark.parametrize("rule", RULES)
 def test_the_released_rule_is_the_released_code_on_every_pud_word(rule):
     from perturbed_ud.perturb.lamalfa2022 import released_synonym
-    from perturbed_ud.perturb.wordnet import open_wordnet
+    from perturbed_ud.resources.wordnet import open_wordnet
 
     reader = open_wordnet(WORDNET)
     sentences = pud_sentences()

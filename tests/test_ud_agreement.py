@@ -21,7 +21,7 @@ from perturbed_ud.download import git_blob_sha1
 from perturbed_ud.errors import SourceError
 from perturbed_ud.grammar.agreement_pairs import AgreementForms, sentence_pairs
 from perturbed_ud.grammar.ambiguity import AgreementReadings
-from perturbed_ud.perturb import unimorph
+from perturbed_ud.resources import unimorph
 from perturbed_ud.ud.conllu_io import parse_feats, read_conllu
 from perturbed_ud.ud.sources import resolve
 

@@ -24,10 +24,10 @@ from ..data.writer import ParquetSplitWriter, table
 from ..errors import InputError, SourceError
 from ..files import file_sha256
 from ..lexicons import closed_class, closed_class_source, idiom_source, idioms
-from ..perturb.inflection import FORMATS
 from ..perturb.nonce import DEFAULT_RULES, REASONS, RULES, NonceRules, build_pool, nonce_sentence
-from ..perturb.word_forms import inflector_for, lexicon_files
 from ..registry import FAMILIES, RULE_SETS
+from ..resources.inflection import FORMATS
+from ..resources.word_forms import inflector_for, lexicon_files
 from ..rng import KeyedDraws
 from ..settings import setting
 from ..ud import columns

@@ -30,9 +30,9 @@ from ..perturb.substitution import (
     eligible_words,
     substitute,
 )
-from ..perturb.word_forms import inflector_for, lexicon_files
-from ..perturb.wordnet import WORDNET_SOURCES, open_wordnet, wordnet_folder
 from ..registry import FAMILIES
+from ..resources.word_forms import inflector_for, lexicon_files
+from ..resources.wordnet import WORDNET_SOURCES, open_wordnet, wordnet_folder
 from ..rng import KeyedDraws
 from ..settings import setting
 from ..ud import columns

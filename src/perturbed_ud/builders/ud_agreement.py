@@ -40,11 +40,11 @@ from ..grammar.agreement_pairs import (
 )
 from ..grammar.ambiguity import AgreementReadings
 from ..grammar.morphology import pymorphy_available
-from ..perturb.inflection import RussianParadigms
-from ..perturb.unimorph import LICENCE as UNIMORPH_LICENCE
-from ..perturb.unimorph import TABLES, unimorph_lexicon
-from ..perturb.word_forms import lexicon_files
 from ..registry import FAMILIES
+from ..resources.inflection import RussianParadigms
+from ..resources.unimorph import LICENCE as UNIMORPH_LICENCE
+from ..resources.unimorph import TABLES, unimorph_lexicon
+from ..resources.word_forms import lexicon_files
 from ..settings import option_name, setting
 from ..ud.selection import Selection, select
 from ..ud.sources import ALL_SPLITS, Treebank

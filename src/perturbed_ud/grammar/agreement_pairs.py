@@ -48,11 +48,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from ..perturb.inflection import Lexicon
-from ..perturb.lemma import lemma_or_form
 from ..perturb.spacing import space_after
 from ..perturb.surface_rules import like_case
-from ..ud.columns import SentenceColumns
+from ..resources.inflection import Lexicon
+from ..ud.columns import SentenceColumns, lemma_or_form
 from ..ud.conllu_io import Sentence, parse_feats, read_conllu
 from .ambiguity import AGREEMENT, AgreementReadings, Reading, values
 from .morphology import normalise

@@ -31,7 +31,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from ..files import file_sha256
-from ..perturb.inflection import russian_analyzer
+from ..resources.inflection import russian_analyzer
 from ..ud.conllu_io import parse_feats, read_conllu
 from .morphology import NUMBERS, PERSONS, VERBAL_UPOS, normalise
 

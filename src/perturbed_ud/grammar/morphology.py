@@ -29,7 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from ..errors import InputError
-from ..perturb.inflection import russian_analyzer
+from ..resources.inflection import russian_analyzer
 from ..ud.conllu_io import parse_feats, read_conllu, split_files
 from .evalset import read_grammar_folder
 from .parser import Grammar

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..resources.wordnet import WORDNET_POS
 from ..rng import KeyedDraws
 from ..ud.columns import SentenceColumns
 from .substitution import Substituted
 from .surface_rules import render_text, set_text
-from .wordnet import WORDNET_POS
 
 RULES = ("mode", "least-common")
 

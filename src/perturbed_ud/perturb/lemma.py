@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-def lemma_or_form(form: str, lemma: str) -> str:
-    """The UD lemma, or the form itself where the treebank has none (``_``)."""
-    return form if lemma == "_" else lemma
+from ..ud.columns import lemma_or_form
 
 
 def lemmatize(forms: Sequence[str], lemmas: Sequence[str]) -> list[str]:

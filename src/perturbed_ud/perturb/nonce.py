@@ -63,11 +63,11 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from ..lexicons import closed_class, idioms
+from ..resources.citation import lemma_key, written_form
+from ..resources.inflection import Inflector
 from ..rng import KeyedDraws
-from ..ud.columns import SentenceColumns
+from ..ud.columns import CONTENT_UPOS, SentenceColumns, lemma_or_form, space_after
 from ..ud.conllu_io import parse_feats
-from .inflection import Inflector
-from .lemma import lemma_or_form
 from .surface_rules import (
     APOSTROPHES,
     adjust,
@@ -75,16 +75,12 @@ from .surface_rules import (
     can_respell,
     drop_form_misc,
     form_condition,
-    lemma_key,
     render_text,
     sentence_start,
     set_space_after,
     set_text,
-    space_after,
     target_case,
-    written_form,
 )
-from .word_order import CONTENT_UPOS
 
 # (language, UPOS) whose context records the side of the head the word stands on.
 HEAD_SIDE = {("fr", "ADJ")}

@@ -14,9 +14,10 @@ from ..errors import InputError
 from ..lexicons import stoplist
 from ..registry import PROTOCOLS
 from ..rng import KeyedDraws
+from ..ud.columns import CONTENT_UPOS
 from ..ud.conllu_io import Sentence
 from .plan import SentencePlan, has_visible_text
-from .word_order import CONTENT_UPOS, full_scramble, head_swap, identity, part_scramble
+from .word_order import full_scramble, head_swap, identity, part_scramble
 
 
 @PROTOCOLS.register("word_order.paper.v2")

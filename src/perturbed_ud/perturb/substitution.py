@@ -22,21 +22,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..resources.citation import citation_form, written_form
+from ..resources.inflection import Inflector
+from ..resources.wordnet import omw_lang, synonyms
 from ..rng import KeyedDraws
-from ..ud.columns import SentenceColumns
-from .inflection import Inflector
-from .lemma import lemma_or_form
-from .surface_rules import (
-    adjust,
-    citation_form,
-    drop_form_misc,
-    like_case,
-    render_text,
-    set_text,
-    written_form,
-)
-from .word_order import CONTENT_UPOS
-from .wordnet import omw_lang, synonyms
+from ..ud.columns import CONTENT_UPOS, SentenceColumns, lemma_or_form
+from .surface_rules import adjust, drop_form_misc, like_case, render_text, set_text
 
 METHODS = ("copos_wordnet", "copos_treebank", "coco")
 NO_CANDIDATE = "no_candidate"

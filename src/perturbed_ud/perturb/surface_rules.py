@@ -24,34 +24,22 @@ from collections.abc import Callable
 
 from ..lexicons import english_article_exceptions, french_no_elision
 from ..registry import RULE_SETS
-from ..ud.columns import SentenceColumns
+from ..resources.citation import (
+    BOUND,
+    after_li,
+    before_suffix,
+    citation_form,
+    strip_arabic_diacritics,
+)
+from ..ud.columns import SentenceColumns, space_after
 from ..ud.conllu_io import parse_feats
 
-ARABIC_DIACRITICS = re.compile(
-    "[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed]"
-)
 APOSTROPHES = ("'", "’", "‘")  # ‘ as typed for ’ in some treebanks (PUD: l‘)
 # Languages whose multiword tokens are a host plus clitics written together.
 CLITIC_SPELLING = {"ar", "he"}
-# Ends a lexicon entry spelled for a following clitic (UDLexicons' convention): Arabic
-# أصدقائ|ه is أصدقاء alone, so the host spelling is used only before a clitic.
-BOUND = "-"
 # MISC attributes that describe a word's old form or lemma, dropped when the form changes.
 FORM_MISC = {"wordform", "CorrectForm", "CorrectSpaceAfter", "Translit", "LTranslit", "Gloss",
              "LGloss", "LId", "Vform", "Lform", "MSeg", "MGloss"}  # fmt: skip
-
-
-def strip_arabic_diacritics(text: str) -> str:
-    return ARABIC_DIACRITICS.sub("", text)
-
-
-def lemma_key(lang: str) -> Callable[[str], str]:
-    """How lemmas are compared and pooled: Arabic without diacritics, others as written."""
-    return strip_arabic_diacritics if lang == "ar" else _same
-
-
-def _same(text: str) -> str:
-    return text
 
 
 def like_case(original: str, new: str) -> str:
@@ -88,48 +76,6 @@ def target_case(cols: SentenceColumns, i: int, new: str) -> str:
 def sentence_start(cols: SentenceColumns) -> int:
     """The index of the first word that is not punctuation (0 if there is none)."""
     return next((k for k, upos in enumerate(cols.upos) if upos != "PUNCT"), 0)
-
-
-def citation_form(lang: str, cols: SentenceColumns, i: int) -> str:
-    """A word's form as a lexicon entry: sentence-initial or shouted capitals undone where
-    the lemma is lower case; Arabic without diacritics, with the article's alif that the
-    clitic li- swallows (ل + لسلطة -> السلطة), the taa marbuta that a suffixed pronoun
-    opens (حيات + نا -> حياة), and marked `BOUND` before a suffixed pronoun, whose other
-    spelling changes (hamza seat, long vowels) no rule undoes."""
-    form, lemma = cols.forms[i], cols.lemmas[i]
-    if lemma[:1].islower() and form[:1].isupper():
-        form = form.lower() if len(form) > 1 and form.isupper() else form[:1].lower() + form[1:]
-    if lang == "ar":
-        form = strip_arabic_diacritics(form)
-        if _after_li(cols, i) and form.startswith("ل") and "Definite=Def" in cols.feats[i]:
-            form = "ا" + form
-        if _before_suffix(cols, i):
-            singular = "Number=Sing" in cols.feats[i]  # not the plural -aat
-            if singular and form.endswith("ت") and strip_arabic_diacritics(lemma).endswith("ة"):
-                form = form[:-1] + "ة"
-            form += BOUND
-    return form
-
-
-def written_form(lang: str, entry: str) -> str:
-    """A lexicon entry as written in the sentence: without the `BOUND` mark."""
-    return entry.removesuffix(BOUND) if lang == "ar" else entry
-
-
-def _after_li(cols: SentenceColumns, i: int) -> bool:
-    return (
-        i > 0
-        and strip_arabic_diacritics(cols.forms[i - 1]) == "ل"
-        and not space_after(cols.misc[i - 1])
-    )
-
-
-def _before_suffix(cols: SentenceColumns, i: int) -> bool:
-    """Followed by a pronoun written together with it (Arabic: حيات|نا): with no space
-    between them, or in one multiword token."""
-    if i + 1 >= len(cols) or cols.upos[i + 1] != "PRON":
-        return False
-    return not space_after(cols.misc[i]) or any(a <= i < b for a, b, _ in cols.mwt_spans())
 
 
 def ending_class(form: str) -> str | None:
@@ -213,10 +159,6 @@ def can_respell(lang: str, cols: SentenceColumns, first: int, last: int, i: int)
 
 
 # --- MISC -----------------------------------------------------------------------------------
-
-
-def space_after(misc: str) -> bool:
-    return "SpaceAfter=No" not in misc.split("|")
 
 
 def set_space_after(misc: str, space: bool) -> str:
@@ -440,14 +382,14 @@ def arabic_rules(cols: SentenceColumns, replaced: list[bool], counts: Counter) -
     for i in range(len(cols)):
         if not replaced[i]:
             continue
-        if _after_li(cols, i) and cols.forms[i].startswith("ال"):
+        if after_li(cols, i) and cols.forms[i].startswith("ال"):
             # li + al-: the alif goes (لل|حكومة); before a lam the article's lam too (ل|لغة)
             cols.forms[i] = cols.forms[i][2 if cols.forms[i].startswith("الل") else 1 :]
             counts["li_article"] += 1
-        if _before_suffix(cols, i) and cols.forms[i].endswith("ة"):
+        if before_suffix(cols, i) and cols.forms[i].endswith("ة"):
             cols.forms[i] = cols.forms[i][:-1] + "ت"
             counts["taa_marbuta"] += 1
-        if _before_suffix(cols, i) and cols.forms[i].endswith("ى"):
+        if before_suffix(cols, i) and cols.forms[i].endswith("ى"):
             cols.forms[i] = cols.forms[i][:-1] + "ا"  # موسيقى + ها -> موسيقاها
             counts["alif_maqsura"] += 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-CONTENT_UPOS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
+from ..ud.columns import CONTENT_UPOS
 
 
 def identity(n: int) -> list[int]:

@@ -19,6 +19,8 @@ from ..files import open_output
 from .conllu_io import Sentence
 
 COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
+# The open-class parts of speech: what lemma substitutions and nonce words replace.
+CONTENT_UPOS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
 
 # A multiword-token or empty-node line, all ten columns as written in the file.
 TOKEN_LINE = {name: Value("string") for name in COLUMNS}
@@ -160,3 +162,13 @@ def write_rows_conllu(rows: Iterable[dict], path: str | Path) -> int:
             out.write("\n".join(SentenceColumns.from_row(row).to_lines()) + "\n\n")
             n += 1
     return n
+
+
+def lemma_or_form(form: str, lemma: str) -> str:
+    """The UD lemma, or the form itself where the treebank has none (``_``)."""
+    return form if lemma == "_" else lemma
+
+
+def space_after(misc: str) -> bool:
+    """Whether a word's MISC lets a space follow it (no ``SpaceAfter=No``)."""
+    return "SpaceAfter=No" not in misc.split("|")

@@ -35,10 +35,10 @@ from ...data.task_columns import require_columns
 from ...data.writer import split_files
 from ...errors import InputError, OutputExistsError
 from ...files import file_sha256, guard_output, open_output, output_folder, write_text
-from ...perturb.surface_rules import space_after, surface_tokens, token_gaps
+from ...perturb.surface_rules import surface_tokens, token_gaps
 from ...registry import manifest_family
 from ...rng import stable_key
-from ...ud.columns import FEATURES, SentenceColumns
+from ...ud.columns import FEATURES, SentenceColumns, space_after
 from ...version import __version__
 from ..running.inputs import choose_configs, local_manifest
 from .pages import page_template

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..download import cache_dir, cached, fetch_all
 from ..errors import SourceError
+from .citation import citation_form, lemma_key
 from .inflection import Lexicon, read_lexicon
-from .surface_rules import citation_form, lemma_key
 
 BASE_URL = "https://raw.githubusercontent.com/unimorph"
 LICENCE = "CC BY-SA 3.0"

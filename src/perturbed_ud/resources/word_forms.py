@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..ud.conllu_io import split_files
 from ..ud.sources import Treebank
+from .citation import citation_form, lemma_key
 from .inflection import Inflector, Lexicon, RussianParadigms, read_lexicon
-from .surface_rules import citation_form, lemma_key
 
 
 def lexicon_files(treebank: Treebank, pools: list[Path], *, siblings: bool) -> list[Path]:

@@ -27,10 +27,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..files import COMPRESSED, READ_ERRORS, file_sha256, open_decompressed
 from ..lexicons import feature_map
-from ..ud.columns import SentenceColumns
+from ..ud.columns import CONTENT_UPOS, SentenceColumns, lemma_or_form
 from ..ud.conllu_io import conllu_files, parse_feats, read_conllu
-from .lemma import lemma_or_form
-from .word_order import CONTENT_UPOS
 
 FORMATS = ("ud", "udlexicons", "unimorph")
 STRAY_GENDER = 0.5  # a noun gender under this share of the lemma's usual one is a tagging error
