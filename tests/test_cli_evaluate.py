@@ -18,7 +18,7 @@ from perturbed_ud.evaluation.measures.sentence_scores import (
     causal_log_likelihoods,
     pseudo_log_likelihoods,
 )
-from perturbed_ud.evaluation.reporting.statistics import effects_table
+from perturbed_ud.evaluation.tasks.masked_word.statistics import effects_table
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.models import load_causal_lm, load_masked_lm
 

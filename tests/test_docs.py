@@ -203,7 +203,7 @@ def test_the_default_versions_named_are_the_families_own(page):
 
 
 def test_the_effect_columns_named_in_the_docs_are_those_the_code_writes():
-    from perturbed_ud.evaluation.reporting.statistics import effect_names
+    from perturbed_ud.evaluation.tasks.masked_word.statistics import effect_names
 
     page = (DOCS / "evaluate" / "masked-word.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`((?:S|I)_[A-Za-z]+|part_minus_head)`", page))

@@ -17,18 +17,18 @@ from conftest import UD_ROOT
 from perturbed_ud.builders.engine import build
 from perturbed_ud.builders.perturbed_ud import SCRAMBLES, conditions_table
 from perturbed_ud.cli import main
+from perturbed_ud.data.conditions import DEFAULT_CONDITIONS, Conditions, dataset_conditions
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.reporting import figures as plots
-from perturbed_ud.evaluation.reporting.figures import interaction_labels, sensitivity_labels
-from perturbed_ud.evaluation.reporting.statistics import effect_names, effects, effects_table
-from perturbed_ud.evaluation.reporting.summarize import summarize
-from perturbed_ud.evaluation.running.schema import (
-    DEFAULT_CONDITIONS,
-    ITEM_COLUMNS,
-    Conditions,
-    dataset_conditions,
-)
 from perturbed_ud.evaluation.tasks.masked_word import MaskedWord, MaskedWordSettings
+from perturbed_ud.evaluation.tasks.masked_word import figures as plots
+from perturbed_ud.evaluation.tasks.masked_word.figures import interaction_labels, sensitivity_labels
+from perturbed_ud.evaluation.tasks.masked_word.items import ITEM_COLUMNS
+from perturbed_ud.evaluation.tasks.masked_word.statistics import (
+    effect_names,
+    effects,
+    effects_table,
+)
+from perturbed_ud.evaluation.tasks.masked_word.summarize import summarize
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 

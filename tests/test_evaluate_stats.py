@@ -11,20 +11,24 @@ import pandas as pd
 import pytest
 from conftest import REFERENCE, needs_reference
 
+from perturbed_ud.data.conditions import DEFAULT_CONDITIONS
 from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.reporting.statistics import (
     Z95,
-    accuracy_ci,
-    effects_table,
-    paired_bootstrap,
-    seed_mean_ci,
     stratified_mean_interval,
     wilson_interval,
     worst_copy,
 )
-from perturbed_ud.evaluation.reporting.summarize import summarize
-from perturbed_ud.evaluation.reporting.summary import balance_items, summarize_items, write_table
-from perturbed_ud.evaluation.running.schema import DEFAULT_CONDITIONS, read_items
+from perturbed_ud.evaluation.reporting.tables import write_table
+from perturbed_ud.evaluation.tasks.masked_word.items import read_items
+from perturbed_ud.evaluation.tasks.masked_word.statistics import (
+    accuracy_ci,
+    effects_table,
+    paired_bootstrap,
+    seed_mean_ci,
+)
+from perturbed_ud.evaluation.tasks.masked_word.summarize import summarize
+from perturbed_ud.evaluation.tasks.masked_word.summary import balance_items, summarize_items
 
 RELEASED = REFERENCE / "wordprediction"
 MBERT = "bert-base-multilingual-cased"

@@ -10,8 +10,9 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
+from perturbed_ud.data.conditions import DEFAULT_CONDITIONS
 from perturbed_ud.evaluation.reporting import figures as plots
-from perturbed_ud.evaluation.running.schema import DEFAULT_CONDITIONS
+from perturbed_ud.evaluation.tasks.masked_word import figures as mw_plots
 
 LANGS = ["de", "en"]
 INTERVAL = "bootstrap 95 % over sentences (B = 200, seed 1)"
@@ -57,9 +58,9 @@ def tick_labels(fig: Figure, axis: str = "x") -> list[str]:
 @pytest.fixture
 def figures(tmp_path):
     return {
-        "accuracy": plots.plot_accuracy(accuracy_table(), tmp_path / "accuracy.png"),
+        "accuracy": mw_plots.plot_accuracy(accuracy_table(), tmp_path / "accuracy.png"),
         **{
-            name: plots.plot_effects(effects_table(), tmp_path / f"{name}.png", figure=name)
+            name: mw_plots.plot_effects(effects_table(), tmp_path / f"{name}.png", figure=name)
             for name in ("sensitivity", "interaction", "head_vs_part")
         },
     }
@@ -116,7 +117,7 @@ def test_an_effect_undefined_at_a_zero_original_accuracy_says_so_inside_the_axes
     table = effects_table().assign(A_orig=[0.0, 0.4])
     for column in ("S_full", "S_part", "S_head", "S_L", "I_full", "I_part", "I_head"):
         table.loc[0, [column, f"{column}_lo", f"{column}_hi"]] = np.nan
-    fig = plots.plot_effects(table, tmp_path / "interaction.png", figure="interaction")
+    fig = mw_plots.plot_effects(table, tmp_path / "interaction.png", figure="interaction")
     ax = fig.axes[0]
     assert ax.get_xlabel() == "n/a: A_Orig = 0, so S and I are undefined"
     low, high = ax.get_xlim()
@@ -168,7 +169,7 @@ def test_nonce_ratio_ticks_read_as_plain_numbers(tmp_path, spread):
 
 def test_an_all_zero_accuracy_plot_does_not_run_below_zero(tmp_path):
     zeros = accuracy_table().assign(word_at_1=0.0, word_at_1_lo=0.0, word_at_1_hi=0.0)
-    fig = plots.plot_accuracy(zeros, tmp_path / "accuracy.png")
+    fig = mw_plots.plot_accuracy(zeros, tmp_path / "accuracy.png")
     assert fig.axes[0].get_ylim()[0] == 0.0
 
 

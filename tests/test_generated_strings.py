@@ -251,7 +251,7 @@ def test_the_report_shows_no_token_of_a_results_file_or_the_environment(tmp_path
 def test_summary_tables_show_no_token(tmp_path):
     import pandas as pd
 
-    from perturbed_ud.evaluation.reporting.summary import write_table
+    from perturbed_ud.evaluation.reporting.tables import write_table
 
     table = pd.DataFrame({"model_name": [f"pretrained=x,token={SECRET}"], "N": [3]})
     written = write_table(table, tmp_path / "summary.csv", markdown=True)

@@ -152,7 +152,7 @@ def test_the_layer_check_sees_an_upward_import():
     assert layer("perturbed_ud.data.writer") < layer("perturbed_ud.builders.family")
     assert layer("perturbed_ud.builders.family") == layer("perturbed_ud.evaluation.running.runner")
     runner = "perturbed_ud.evaluation.running.runner"  # a run's code reaching for a report's
-    assert evaluation_layer(runner) < evaluation_layer("perturbed_ud.evaluation.reporting.summary")
+    assert evaluation_layer(runner) < evaluation_layer("perturbed_ud.evaluation.reporting.tables")
     assert not imports(writer, loading_only=True, source=lazy)
 
 

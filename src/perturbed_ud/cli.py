@@ -463,7 +463,7 @@ def probe_table(runs, distances, out) -> None:
     """The paper's robustness table from `evaluate probe` runs: per model, layer and
     perturbation, each drop as mean ± sd over corpora, beside the distances."""
     from .evaluation.reporting.probe_table import robustness_table
-    from .evaluation.reporting.summary import write_table
+    from .evaluation.reporting.tables import write_table
     from .files import guard_output, output_folder
 
     folder = output_folder(guard_output(out, [*runs, *distances]))
@@ -504,8 +504,8 @@ def report(runs, out) -> None:
 def summarize(items, out, balance, bootstrap, run_seed, dataset) -> None:
     """Summary tables, confidence intervals and plots from a per-item file (.jsonl[.gz],
     .parquet) in the released schema, ours or the original code's."""
-    from .evaluation.reporting.summarize import summarize as write_summaries
-    from .evaluation.running.schema import DEFAULT_CONDITIONS, dataset_conditions
+    from .data.conditions import DEFAULT_CONDITIONS, dataset_conditions
+    from .evaluation.tasks.masked_word.summarize import summarize as write_summaries
     from .files import guard_output
 
     guard_output(out, [items, dataset])

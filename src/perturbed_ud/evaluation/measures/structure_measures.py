@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..reporting.figures import plot_performance_vs_measure
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 
 MEASURES = ("chrf", "idc", "compression")
 # The script of a language's texts, by ISO 639 code; others are "unknown".

@@ -43,7 +43,7 @@ from ...version import __version__
 from ..running.inputs import choose_configs, local_manifest
 from .pages import page_template
 from .statistics import WILSON, wilson_interval
-from .summary import spreadsheet_text, write_table
+from .tables import spreadsheet_text, write_table
 
 SHEET_COLUMNS = ["item_id", "lang", "original", "nonce", "replaced", "judgement", "note",
                  "config", "sent_id"]  # fmt: skip

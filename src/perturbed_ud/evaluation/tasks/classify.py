@@ -27,7 +27,7 @@ from ...registry import TASKS
 from ..finetune import check_columns, label_column_setting, row_texts, text_columns_setting
 from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.statistics import WILSON, wilson_interval
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 from ..running.datasets_io import config_names, dataset_content, load_config
 from ..running.runner import records
 from ..running.task import EvaluationTask, Outputs, Scored

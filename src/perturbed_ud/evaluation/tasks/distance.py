@@ -27,7 +27,7 @@ from ...registry import TASKS
 from ..measures.sentence_scores import KindSettings
 from ..reporting.figures import plot_distances
 from ..reporting.statistics import worst_copy
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 from ..running.runner import records
 from ..running.task import EvaluationTask, Outputs, Scored
 

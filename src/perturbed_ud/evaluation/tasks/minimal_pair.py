@@ -36,7 +36,7 @@ from ..measures.sentence_scores import (
 )
 from ..reporting.figures import count_label, grouped_bars
 from ..reporting.statistics import WILSON, stratified_mean_interval, wilson_interval
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 from ..running.runner import records
 from ..running.task import EvaluationTask, Outputs, Scored
 

@@ -79,7 +79,7 @@ from ..reporting.statistics import (
     resampled_counts,
     worst_copy,
 )
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 from ..running.datasets_io import config_names, dataset_content, load_config
 from ..running.runner import launcher_rank, records, say
 from ..running.task import EvaluationTask, Outputs, Scored

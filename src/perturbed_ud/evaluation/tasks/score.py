@@ -33,7 +33,7 @@ from ..measures.sentence_scores import (
 )
 from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.figures import plot_nonce_ratios
-from ..reporting.summary import write_table
+from ..reporting.tables import write_table
 from ..running.runner import records
 from ..running.task import EvaluationTask, Outputs, Scored
 

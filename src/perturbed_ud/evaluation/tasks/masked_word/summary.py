@@ -17,16 +17,13 @@ Balancing makes conditions comparable within a (model, language):
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from ...data.markdown import frame_table
-from ...errors import InputError
-from ...files import atomic_path, write_text
-from ...lexicons import load_toml
-from ...redaction import redact
-from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items
+from ....data.conditions import DEFAULT_CONDITIONS, Conditions
+from ....errors import InputError
+from ....lexicons import load_toml
+from .items import check_items
 
 SUMMARY_COLUMNS = [
     "model_name",
@@ -164,26 +161,3 @@ def summarize_items(
         raise InputError("no scored items to summarize")
     run = run_columns(items, run_seed)
     return _aggregate(balance_items(items, balance), run), _aggregate(items, run)
-
-
-def spreadsheet_text(text: str) -> str:
-    """Text a spreadsheet shows as text: a leading ``=``, ``+``, ``-`` or ``@`` would start
-    a formula (``=HYPERLINK(...)`` in a model name)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
-def write_table(table: pd.DataFrame, path: str | Path, *, markdown: bool = False) -> list[Path]:
-    """``table`` as CSV (pandas' float repr, no index, ``\\n`` line ends), optionally a .md twin;
-    a model name or other text that holds a credential is written redacted, and text that a
-    spreadsheet would run as a formula is written as text."""
-    path = Path(path)
-    table = table.map(lambda value: redact(value) if isinstance(value, str) else value)
-    cells = table.map(lambda value: spreadsheet_text(value) if isinstance(value, str) else value)
-    with atomic_path(path) as tmp:
-        cells.to_csv(tmp, index=False, lineterminator="\n")
-    written = [path]
-    if markdown:
-        md = path.with_suffix(".md")
-        write_text(md, frame_table(table))
-        written.append(md)
-    return written

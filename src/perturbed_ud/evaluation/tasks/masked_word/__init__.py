@@ -13,19 +13,19 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ...errors import InputError
-from ...files import atomic_path
-from ...lm.batching import BatchSettings
-from ...lm.beam import beam_search
-from ...lm.masking import mask_target
-from ...lm.matching import normalize_word, words_match
-from ...lm.models import device_for, load_masked_lm
-from ...lm.windows import long_inputs_setting
-from ...registry import TASKS
-from ...settings import setting
-from ..running.runner import records
-from ..running.schema import Conditions, dataset_conditions
-from ..running.task import EvaluationTask, Outputs, Scored
+from ....data.conditions import Conditions, dataset_conditions
+from ....errors import InputError
+from ....files import atomic_path
+from ....lm.batching import BatchSettings
+from ....lm.beam import beam_search
+from ....lm.masking import mask_target
+from ....lm.matching import normalize_word, words_match
+from ....lm.models import device_for, load_masked_lm
+from ....lm.windows import long_inputs_setting
+from ....registry import TASKS
+from ....settings import setting
+from ...running.runner import records
+from ...running.task import EvaluationTask, Outputs, Scored
 
 SCORINGS = ("paper", "lrec2026")
 COLUMNS = ("item_id", "treebank", "lang", "sent_id", "seed", "condition", "words",
@@ -186,7 +186,7 @@ class MaskedWord(EvaluationTask):
     def outputs(cls, scored: Scored) -> Outputs:
         """The items in the released schema (Parquet and JSONL), their summaries and
         intervals; the items left out, counted by reason."""
-        from ..reporting.summarize import summarize as write_summaries
+        from .summarize import summarize as write_summaries
 
         rows, run = scored.rows, scored.folder
         drops = Counter(

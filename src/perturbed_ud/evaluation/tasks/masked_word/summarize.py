@@ -25,13 +25,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...errors import InputError
-from ...files import output_folder
-from ..running.schema import DEFAULT_CONDITIONS, Conditions, check_items, read_items
+from ....data.conditions import DEFAULT_CONDITIONS, Conditions
+from ....errors import InputError
+from ....files import output_folder
+from ...reporting.statistics import BOOTSTRAP_SEED
+from ...reporting.tables import write_table
 from .figures import plot_accuracy, plot_effects
+from .items import check_items, read_items
 from .statistics import (
     BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
     accuracy_ci,
     effect_names,
     effects_table,
@@ -43,7 +45,6 @@ from .summary import (
     resolve_balance,
     scored_items,
     summarize_items,
-    write_table,
 )
 
 _SETTINGS = ["sentences", "interval"]
