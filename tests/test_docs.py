@@ -50,6 +50,38 @@ def test_the_check_mode_fails_on_a_reference_that_drifted(cli_reference, tmp_pat
     assert cli_reference.main(["--check", "--output", str(tmp_path / "missing.md")]) == 1
 
 
+def test_each_family_page_quotes_its_cards_opening(tmp_path, monkeypatch):
+    """docs/families/<family>.md quotes the description section of the family's card
+    template; a page that drifted from it is caught by the check mode."""
+    family_cards = script("family_cards")
+    families = family_cards.families()
+    assert len(families) >= 6, families
+    assert family_cards.main(["--check"]) == 0, "run python scripts/family_cards.py"
+    pages = tmp_path / "families"
+    pages.mkdir()
+    monkeypatch.setattr(family_cards, "PAGES", pages)
+    for family in families:
+        page = (DOCS / "families" / f"{family}.md").read_text(encoding="utf-8")
+        stale = page.replace("<!-- card: description -->\n", "<!-- card: description -->\nOld. ")
+        (pages / f"{family}.md").write_text(stale, encoding="utf-8")
+        assert family_cards.main(["--check"]) == 1, family
+        (pages / f"{family}.md").write_text(page, encoding="utf-8")
+
+
+def test_a_card_section_is_filled_with_exactly_its_fields():
+    from perturbed_ud.builders.family import card_prose, card_template
+    from perturbed_ud.registry import FAMILIES
+
+    for name in FAMILIES.short_names():
+        assert "description" in card_template(name), name
+    text = card_prose("clams", "parameters", languages="en, fr")
+    assert text == "Languages: en, fr. Rows: one per minimal pair."
+    with pytest.raises(KeyError, match="fields"):
+        card_prose("clams", "parameters")
+    with pytest.raises(KeyError, match="fields"):
+        card_prose("clams", "parameters", languages="en", rows=3)
+
+
 def test_the_reference_covers_every_build_and_evaluate_subcommand(cli_reference):
     from perturbed_ud.registry import FAMILIES, TASKS
 

@@ -51,7 +51,7 @@ from ..lexicons import load_toml
 from ..registry import FAMILIES
 from ..settings import setting
 from ..ud.sources import sample_root
-from .family import DatasetFamily, check_settings, version_setting
+from .family import DatasetFamily, card_prose, check_settings, version_setting
 
 NAME = "clams"
 PRETTY_NAME = "CLAMS: cross-linguistic agreement minimal pairs"
@@ -106,37 +106,6 @@ CLAMS_CITATION = """\
   publisher = {Association for Computational Linguistics},
   doi = {10.18653/v1/2020.acl-main.490}
 }"""
-
-DESCRIPTION = """\
-Subject-verb agreement minimal pairs in the constructions of CLAMS (Mueller et al. 2020),
-generated from attribute-varying grammars: each template is expanded over every combination of
-its words, and the varied preterminal (usually the verb) is swapped for a form whose attributes
-differ (e.g. `VP[3,s]` for `VP[3,p]`), which makes the sentence ungrammatical. A model is right
-on a pair when it prefers `sentence_good` to `sentence_bad`.
-
-| split | construction (English example; * ungrammatical) |
-|---|---|
-| `simple_agrmt` | the author laughs / *laugh |
-| `prep_anim` | the farmer near the parents smiles / *smile |
-| `subj_rel` | the officers that love the skater smile / *smiles |
-| `vp_coord` | the senator smiles and laughs / *laugh |
-| `long_vp_coord` | the manager writes in a journal every day and likes / *like to watch … |
-| `obj_rel_across_anim` | the farmer that the parents love swims / *swim |
-| `obj_rel_within_anim` | the farmer that the parents love / *loves swims |
-
-Configs are languages; a construction a language's grammars lack is simply not a split of it.
-Rows are in generation order, the order of the released CLAMS evalsets. Columns: `pair_id`
-(`<lang>/<construction>/<item>-<k>`: the k-th ungrammatical variant of minimal set `item`),
-`lang`, `construction`, `item` (the grammatical sentence's minimal set, from 0), `template`
-(the grammar's template, from 1 in file order), `sentence_good`, `sentence_bad`, `good_form`
-and `bad_form` (the varied words), `good_positions` and `bad_positions` (their word indices in
-`sentence.split(" ")`, from 0; a form may be several words, as French *est jeune* / *sont
-jeunes*), `preterminal` (the varied slot, e.g. `VP`), `good_attributes`, `bad_attributes` and
-`varied_attributes` (those that tell the forms apart). Sentences begin in lower case and end
-without final punctuation, as released (add a capital and a full stop at evaluation time if
-a model needs them); every word is spelled as the grammar spells it, so German nouns are
-capitalised.
-"""
 
 
 @dataclass
@@ -508,7 +477,7 @@ class Clams(MinimalPairs, DatasetFamily):
 
     name = NAME
     pretty_name = PRETTY_NAME
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = ClamsSettings
 
@@ -616,48 +585,36 @@ class Clams(MinimalPairs, DatasetFamily):
         ]
         ours = [s["lang"] for s in manifest["sources"] if s["origin"] == "perturbed-ud"]
         release = paper_release()
-        origin_note = (
-            f"The grammars of {', '.join(ours)} are this project's own: written after the "
-            "paper's constructions, with their own vocabularies, so their counts are not the "
-            "paper's (table below). `--paper-grammars` builds the paper's own German, French, "
-            f"Hebrew and Russian sets from the CLAMS repository ({release['repository']} at "
-            f"{release['commit'][:7]}); its English sets came from Marvin & Linzen's "
-            "templates, not from a grammar."
-            if ours
-            else ""
-        )
-        fetched = manifest["parameters"].get("paper_grammars")
-        if fetched:
-            origin_note = (
-                f"The grammars were fetched from {fetched}, every file checked against its "
-                "pinned sha256: the paper's own sets."
+        origin_note = ""
+        if ours:
+            origin_note = card_prose(
+                cls.name,
+                "own_grammars",
+                ours=", ".join(ours),
+                repository=release["repository"],
+                commit=release["commit"][:7],
             )
+        if fetched := manifest["parameters"].get("paper_grammars"):
+            origin_note = card_prose(cls.name, "fetched_grammars", fetched=fetched)
         return CardText(
             loading_comment="one split per construction",
-            parameters=f"Languages: {languages}. Rows: one per minimal pair.",
-            sources=f"""\
-{markdown_table(["lang", "grammars", "licence", "files"], source_rows)}
-
-{origin_note}
-
-The grammars of this project (`lexicons/clams/`) are under Apache-2.0, the licence of the
-perturbed-ud code; the grammars of the CLAMS repository (Mueller et al. 2020) are under
-Apache-2.0 too. The sha256 of every grammar file is in `build.json`.""",
-            statistics=f"""\
-N minimal pairs per construction (split) and language (config). Grammatical sentences without
-any ungrammatical variant give no pair and are counted as drops: {", ".join(drops) or "none"}.
-Constructions without any pair, left out: {", ".join(empty) or "none"}.
-
-{markdown_table(["construction", *langs], stat_rows)}
-
-Minimal sets (a grammatical sentence with its ungrammatical variants), this build / the
-paper's Table 6 (animate nouns):
-
-{markdown_table(["construction", *langs], set_rows)}
-
-{_ambiguity_text(configs)}
-
-{_form_check_text(configs)}""",
+            parameters=card_prose(cls.name, "parameters", languages=languages),
+            sources=card_prose(
+                cls.name,
+                "sources",
+                grammars=markdown_table(["lang", "grammars", "licence", "files"], source_rows),
+                origin_note=origin_note,
+            ),
+            statistics=card_prose(
+                cls.name,
+                "statistics",
+                drops=", ".join(drops) or "none",
+                empty=", ".join(empty) or "none",
+                pairs=markdown_table(["construction", *langs], stat_rows),
+                minimal_sets=markdown_table(["construction", *langs], set_rows),
+                ambiguity=_ambiguity_text(configs),
+                form_check=_form_check_text(configs),
+            ),
             citation="",
             tags=list(TAGS),
             task_categories=["fill-mask", "text-generation"],

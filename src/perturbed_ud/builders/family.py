@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
+import string
 import warnings
 from abc import ABC, abstractmethod
+from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,6 +45,30 @@ DEFAULT_VERSION = "1.0.0"
 def version_setting(default: str = DEFAULT_VERSION) -> Any:
     """The dataset version; a family whose rows change gives its new major version here."""
     return setting("the dataset version x.y.z, recorded in card and tag", default=default)
+
+
+# A section of a card template opens with its name as an HTML comment: <!-- statistics -->
+CARD_SECTION = re.compile(r"^<!-- (\w+) -->\n", re.MULTILINE)
+
+
+@cache
+def card_template(family: str) -> dict[str, str]:
+    """A family's card prose by section, from ``builders/cards/<family>.md``: Markdown with
+    ``{name}`` fields for what the manifest gives (tables, counts, settings). The prose is
+    written once there, for the card and for ``docs/families/<family>.md``, which quotes it."""
+    text = files(__package__).joinpath("cards", f"{family}.md").read_text(encoding="utf-8")
+    parts = CARD_SECTION.split(text)
+    return {name: body.strip("\n") for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def card_prose(family: str, section: str, **values: Any) -> str:
+    """One section of a family's card template with its fields filled; a field without a
+    value, or a value for no field, is an error of the family's code, raised as such."""
+    body = card_template(family)[section]
+    fields = {name for _, name, _, _ in string.Formatter().parse(body) if name}
+    if fields != set(values):
+        raise KeyError(f"card {family}/{section}: fields {sorted(fields)}, values {sorted(values)}")
+    return body.format(**values)
 
 
 def check_settings(settings: Any, *sequences: str) -> None:

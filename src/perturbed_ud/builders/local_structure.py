@@ -51,7 +51,7 @@ from ..settings import option_name, setting
 from ..ud.columns import SentenceColumns
 from ..ud.selection import Selection, sampled, select
 from ..ud.sources import Treebank
-from .family import check_settings, version_setting
+from .family import card_prose, check_settings, version_setting
 from .ud_family import TreebankSources, UDFamily, UDSettings, check_seeds, ud_manifest
 
 NAME = "local_structure"
@@ -105,51 +105,6 @@ def row_features(text_columns, kept: dict | None = None) -> Features:
 
 
 FEATURES = row_features(["text"])
-
-DESCRIPTION = """\
-Order perturbations of characters and subwords over a grid of ρ (Clouâtre et al. 2022,
-"Local Structure Matters Most in Most Languages", App. A and B): each split is one setting,
-applied to the same texts in the same order, and every row says how much local structure
-(chrF) and global order (IDC) the perturbation destroyed.
-
-| setting | what it does to the units (characters or subwords) |
-|---|---|
-| `unperturbed` | nothing: the benchmark |
-| `<unit>_full_shuffle` | a uniformly random permutation |
-| `<unit>_phrase_shuffle_<ρ>` | random phrases (mean length about 1/ρ) in random order |
-| `<unit>_neighbour_flip_<ρ>` | units carried rightwards: the paper's Alg. 3 as printed |
-| `<unit>_neighbour_flip_swap_<ρ>` | adjacent pairs swapped with probability ρ (on request) |
-
-Phrase shuffle (the paper's Alg. 2): from the second unit on, a draw p < ρ closes the
-current phrase and opens a new one; the phrases are then shuffled. Neighbour flip has two
-readings. The paper's pseudocode (Alg. 3), which `neighbour_flip` follows, holds the first
-unit; at each next unit a draw p < ρ emits the held unit and holds the current one,
-otherwise the current unit is emitted and the held one moves a step right; the held unit
-ends the text. There ρ is the probability of *releasing* the held unit: ρ = 1 changes
-nothing, ρ = 0 moves the first unit to the end, and chrF is lowest near ρ = 0.5. The
-paper's text says instead that a unit "flips with its neighbour with probability ρ":
-`neighbour_flip_swap` reads it so, swapping each adjacent pair, left to right, with
-probability ρ; it is built only when its ρ grid is given.
-
-ρ is written with `p` for the decimal point (`char_phrase_shuffle_0p975`). Characters are
-Unicode code points, spaces included. Subwords are the tokenizer's ids without special
-tokens; the perturbed ids are stored and decoded into the text (`tokenizer.decode`).
-
-Every row: `item_id`, `source`, `lang`, `seed`, `setting`, `unit`, `method`, `rho`, then for
-each text column `c`: `c` (the perturbed text), `c_original`, `c_permutation` (the original
-index of the unit now at each position: characters, or subwords in subword settings),
-`c_token_ids` (the perturbed subword ids; null outside subword settings), `c_reference`
-(what chrF compares with: the original text, or the decoded unperturbed ids in subword
-settings, so that the tokenizer's own normalisation does not count as perturbation),
-`c_chrf` (sacrebleu's sentence chrF, 0 to 100), `c_idc` (Index Displacement Count on
-characters: the mean distance a character moved over the text's length; the paper's Alg. 1
-with its loop bound fixed; a subword moves all its characters, the space before it
-included) and `c_compression` (characters per token of what the model reads, special tokens
-included: the perturbed text tokenized again in character settings, the perturbed ids in
-subword settings, which therefore leave it unchanged; null without a tokenizer). A
-dataset's other columns (labels, ids) are kept as they are. A treebank sentence without a
-`# text` comment is rendered from its tokens and `SpaceAfter=No`.
-"""
 
 CLOUATRE_CITATION = """\
 @inproceedings{clouatre-etal-2022-local,
@@ -357,7 +312,7 @@ class LocalStructure(UDFamily):
 
     name = NAME
     pretty_name = "Local structure perturbations of characters and subwords"
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = LocalStructureSettings
     sources_class = LocalStructureSources
@@ -554,15 +509,23 @@ class LocalStructure(UDFamily):
         resources = manifest["resources"]
         tok = resources["tokenizer"]
         tokenizer = (
-            f"Tokenizer: `{tok['name']}` ({tok['class']}, {tok['vocab_size']} tokens, definition "
-            f"sha256 {tok['sha256']}); subword texts are `{resources['detokenisation']}`."
+            card_prose(
+                cls.name,
+                "tokenizer",
+                name=tok["name"],
+                kind=tok["class"],
+                vocabulary=tok["vocab_size"],
+                sha256=tok["sha256"],
+                detokenisation=resources["detokenisation"],
+            )
             if tok
-            else "No tokenizer: character settings only, and no compression rates."
+            else card_prose(cls.name, "no_tokenizer")
         )
-        chrf = (
-            f"chrF: sacrebleu `sentence_chrf(perturbed, [reference])` with "
-            f"{manifest['parameters']['chrf']}, signature `{resources['chrf_signature']}`. "
-            "sacrebleu ignores whitespace in chrF, so moving spaces alone does not lower it."
+        chrf = card_prose(
+            cls.name,
+            "chrf",
+            settings=manifest["parameters"]["chrf"],
+            signature=resources["chrf_signature"],
         )
         treebanks = "treebanks" in manifest
         return CardText(

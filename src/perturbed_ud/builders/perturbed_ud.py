@@ -34,7 +34,7 @@ from ..ud.columns import FEATURES as WORD_COLUMNS
 from ..ud.conllu_io import Sentence
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import check_settings, version_setting
+from .family import card_prose, check_settings, version_setting
 from .ud_family import TreebankSources, UDFamily, UDSettings, langs_setting, ud_manifest
 
 CHUNK_SENTENCES = 1000  # sentences per Parquet row group; fixed, so output is deterministic
@@ -81,28 +81,6 @@ LREC2026_CITATION = """\
   archivePrefix = {arXiv},
   url = {https://arxiv.org/abs/2603.00432}
 }"""
-
-DESCRIPTION = """\
-Each sentence of a Universal Dependencies treebank appears in every condition of its
-experiment, with one target word chosen on the original order that moves with the
-permutation. Splits: `orig` (the sentence as annotated), `full`, `part` and `head` (the word
-orders of the scrambles), and `*_lemma` (the same order, every word replaced by its UD lemma:
-+L). Which words are targets, which words each scramble moves and which rows are dropped
-depend on the build's protocol, described below the loading example.
-
-Columns: `perturbed_text` (what the model sees in this split: the row's words as text, spaced
-as the original where neighbours kept their order, with a space at a new join except next to
-punctuation on its unspaced side and between characters of scripts written without spaces,
-such as Chinese), `original_text` (the treebank's text of the unperturbed sentence, the same
-in every split: do not feed it to a model as the condition's input), `words` (the perturbed
-sequence, target in place), `target_index`, `target` (gold), `target_form`, `target_lemma`,
-`target_upos`, `permutation` (original index → new index), `words_moved` (how many words are
-not at their original position), and the annotations carried through the permutation (`upos`,
-`lemmas`, `feats`, `deprels`, and `heads` renumbered to the new positions, 0 = root). Words are
-UD syntactic words: a multiword token such as German *zum* appears as *zu dem*, in `words` and
-`perturbed_text` alike, while `original_text` keeps *zum*. Empty nodes (enhanced
-dependencies) are not words and are left out. A lemma written `_` falls back to the form.
-"""
 
 
 def config_name(lang: str, scramble: str, seed: int) -> str:
@@ -290,7 +268,7 @@ class WordOrder(UDFamily):
 
     name = "perturbed-ud"
     pretty_name = "Perturbed UD: word order × morphology"
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = WordOrderSettings
     sources_class = WordOrderSources
@@ -432,29 +410,21 @@ class WordOrder(UDFamily):
             tags=["universal-dependencies", "word-order", "morphology", "perturbation"],
             task_categories=["fill-mask"],
             method_citation=LREC2026_CITATION,
-            parameters=f"""\
-{build_parameters(manifest)}
-
-Protocol `{protocol.name}`:
-
-{markdown_table(["", "rule"], rule_rows)}""",
+            parameters=card_prose(
+                cls.name,
+                "parameters",
+                build_parameters=build_parameters(manifest),
+                protocol=protocol.name,
+                rules=markdown_table(["", "rule"], rule_rows),
+            ),
             sources=treebank_sources(manifest),
-            statistics=f"""\
-Perturbation magnitude per language, computed as the paper's Table 2: per sentence, the share
-of its non-punctuation words that the perturbation changes, averaged over sentences (over
-every seed, and over the rows kept). +L: words whose lemma differs from their form, compared
-case-folded; Full, Part, Head: words whose absolute position differs from the original. The
-last column is Table 2 (the released code on the first 400 dev sentences of each treebank).
-
-{magnitudes}
-
-{protocol.magnitude_note}
-
-Per config: N per split, sentences read, drops by reason with their rate (a sentence drop
-as a share of the sentences read, a row drop as a share of the sentences kept), and the
-config's magnitudes.
-
-{markdown_table(stat_header, stat_rows)}""",
+            statistics=card_prose(
+                cls.name,
+                "statistics",
+                magnitudes=magnitudes,
+                magnitude_note=protocol.magnitude_note,
+                configs=markdown_table(stat_header, stat_rows),
+            ),
             citation=ud_citations(manifest),
         )
 

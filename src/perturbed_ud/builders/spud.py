@@ -36,7 +36,7 @@ from ..ud.conllu_io import read_conllu, split_files
 from ..ud.selection import Selection, select
 from ..ud.sources import SPLITS as UD_SPLITS
 from ..ud.sources import Treebank, download
-from .family import check_settings, version_setting
+from .family import card_prose, check_settings, version_setting
 from .ud_family import TreebankSources, UDFamily, UDSettings, langs_setting, ud_manifest
 
 NAME = "spud"
@@ -66,73 +66,6 @@ FEATURES = Features(
         "replaced": List(Value("bool")),
     }
 )
-
-DESCRIPTION = """\
-Nonce versions of Universal Dependencies treebanks: every open-class content word (NOUN, PROPN,
-VERB, ADJ, ADV) is replaced by a different lemma seen in the same syntactic context, inflected
-to the original word's FEATS, so the sentence keeps its tree and morphology but loses its
-meaning ("colorless green ideas"). The syntactic context of a word is its UPOS, its DEPREL
-(with subtype) and the multiset of its dependents' DEPRELs; French adjectives only take
-replacements seen on the same side of their head. Replacement lemmas come from the pool
-splits (by default the test split, as in the paper), and never from function words (lemmas
-the pool tags more often with a closed-class UPOS than with a content one, and single
-letters of an alphabet) or numerals (digits, NumType, Roman numerals).
-
-Rules `v3` (the default) go beyond the paper's text where a native reader rejects what it does:
-closed-class words that treebanks tag with a content UPOS (*too*, *only*, *several*, *pouvoir*,
-*самый*; `lexicons/closed_class.toml`) and adverbs of quantifiers (*almost anybody*), numerals
-in any spelling (digits, Roman, NumType, English ordinals spelled out: *sixtieth*), dates (*в
-1903 году*), capitalised common words inside a sentence (names, titles) and the words of
-multiword expressions (`fixed`, `flat` other than names, `compound:prt` and other verbal
-compounds, and the idioms of `lexicons/idioms.toml`: *unter anderem*, *par exemple*, *в том
-числе*), and in German the first part of a hyphenated compound and what it is coordinated with
-(*Handels- und Aufenthaltsorte*), are kept and never replacements. The context also holds what
-a head selects: the UPOS, VerbForm and `mark`/`case` words of its clausal dependents, the Case
-and `case` words of its objects and whether an object is reflexive (*se saisir*), the perfect
-auxiliary (*être né*), a verb's own VerbForm and Voice, the degree of a comparative or
-superlative (only words seen graded replace graded ones), a bare singular noun's number and
-preposition (languages with articles), a name's preposition and article (*en France*, *au
-Canada*) and whether it is an acronym, whether an adverb grades an adjective or adverb (*well
-short*, not *fast short*), the number of a French adjective before its noun (*différents
-côtés*), the agreement of an Arabic plural noun (human or not: its adjectives, demonstratives,
-relative pronoun and verb), German pronominal adverbs (*darauf*), English *ago* after a
-duration, a French bare object (light verbs: *faire sensation*); and a replacement verb,
-adjective or noun was seen in the pool with every preposition and case of the replaced word's
-obliques, in one sentence (*penser à*, *stolz auf*, *Einfluss auf*; *sich treffen mit* and
-*treffen auf* do not give *sich treffen auf*), and with an object where the replaced verb,
-itself seen with objects, has its object relativised away (*the book I read*). Rules `v2`
-(`--rules v2`) replace every content word as the paper does.
-
-A German infinitive with *zu* inside (*einzuhalten*) is replaced only by one with *zu* inside,
-one without only by one without; an Arabic host spelling seen only before a suffixed pronoun is
-used only there. A noun's gender is its own: forms of a noun lemma tagged with a gender seen
-less than half as often as its usual one (in that number) are taken for tagging errors and
-never used (German GSD has one masculine *Jahre* beside 37 neuter ones, which gave *in einem
-Jahre, der*).
-
-| split | what it holds |
-|---|---|
-| `orig` | the treebank's sentences as annotated |
-| `nonce` | the same sentences, same order, with content words replaced |
-
-Columns: `sent_id`, `treebank`, `lang`, `text`, `comments` (every comment line; `# text` is
-the nonce text in `nonce`), the word columns `ids`, `forms`, `lemmas`, `upos`, `xpos`,
-`feats`, `heads` (1-based, 0 = root), `deprels`, `deps`, `misc`, the `multiword_tokens` and
-`empty_nodes` lines (all ten columns as strings), and `replaced` (per word: was the lemma
-replaced). UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS are never changed; FORM and LEMMA change
-for replaced words, FORM alone for words adjusted around them (English a/an; French elision,
-ce/cet, ma/mon, the contractions du/au/des/aux and the -t- of *indique-t-elle*; Russian
-о/об, с/со, в/во; the Arabic article after li-). Words in `fixed` expressions (*because of*,
-*à cause de*) and French *ne* are never replaced. A multiword token keeps its form unless
-one of its words changes; a replaced word inside one is re-spelled by concatenation, allowed
-only where the other words are clitics (Arabic, English 's), so content words in other
-multiword tokens are left unchanged. MISC attributes that describe the old form (wordform,
-CorrectForm, Translit, LId, Gloss …) are dropped from changed words. Arabic replacements
-carry no diacritics, and their lemma is the pool's lemma without diacritics.
-
-`perturbed-ud export-conllu FOLDER --config en_seed1 --split nonce --out nonce.conllu` writes
-a split back as CoNLL-U; the `orig` split gives back the input's token lines.
-"""
 
 
 @dataclass
@@ -469,7 +402,7 @@ class Spud(UDFamily):
 
     name = NAME
     pretty_name = PRETTY_NAME
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = SpudSettings
     sources_class = SpudSources
@@ -565,29 +498,22 @@ class Spud(UDFamily):
         return CardText(
             loading_comment="splits orig and nonce, aligned by row",
             parameters=build_parameters(manifest),
-            sources=f"""\
-{treebank_sources(manifest)}
-Replacement lemmas come from the pool files (pool words left out: `function_word`, a lemma
-tagged more often with a closed-class UPOS than with a content one; `numeral`; under rules
-v3 `closed_class` and `multiword_expression`), inflected forms from these sources in order:
-
-{markdown_table(resource_header, resource_rows)}
-{_rules_sources(manifest)}""",
-            statistics=f"""\
-Replacement ratio: the share of words of each UPOS whose lemma was replaced, and over all
-words including function words and punctuation. Type-token ratio: distinct lower-cased forms
-over non-punctuation words, in `orig` and `nonce`.
-
-{markdown_table(header, stat_rows)}
-{_paper_ratios(manifest)}
-Content words left unchanged, by reason (`no_context_match`: no other lemma in the same
-context; `no_inflected_form`: no candidate has a form with the word's FEATS;
-`in_multiword_token`: inside a multiword token that cannot be re-spelled;
-`fixed_expression`: part of a `fixed` expression; `clitic`: French *ne*; rules v3:
-`closed_class`, `numeral`, `multiword_expression`), and how often each surface rule adjusted
-a neighbour:
-
-{markdown_table(["config", "not replaced", "surface rules"], reason_rows)}""",
+            sources=card_prose(
+                cls.name,
+                "sources",
+                treebanks=treebank_sources(manifest),
+                inflection_sources=markdown_table(resource_header, resource_rows),
+                rule_sources=_rules_sources(manifest),
+            ),
+            statistics=card_prose(
+                cls.name,
+                "statistics",
+                ratios=markdown_table(header, stat_rows),
+                paper_ratios=_paper_ratios(manifest),
+                left_unchanged=markdown_table(
+                    ["config", "not replaced", "surface rules"], reason_rows
+                ),
+            ),
             citation=ud_citations(manifest),
             tags=list(TAGS),
             task_categories=["fill-mask", "text-generation"],

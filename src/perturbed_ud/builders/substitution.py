@@ -40,7 +40,7 @@ from ..ud.columns import SentenceColumns
 from ..ud.conllu_io import read_conllu
 from ..ud.selection import select
 from ..ud.sources import Treebank
-from .family import check_settings, version_setting
+from .family import card_prose, check_settings, version_setting
 from .ud_family import UDFamily, UDSettings, ud_manifest
 
 NAME = "substitution"
@@ -60,36 +60,6 @@ FEATURES = Features(
         "links": List(Value("string")),
     }
 )
-
-DESCRIPTION = """\
-Syntax-preserving substitutions of Universal Dependencies sentences (La Malfa et al. 2022):
-each perturbed copy of a sentence replaces exactly τ content words (NOUN, PROPN, VERB, ADJ,
-ADV) by other words of the same UPOS and FEATS, so the tree and its morphology stay as
-annotated while the words change. Methods: `copos_wordnet`, a synonym from a synset of the
-word's lemma whose part of speech matches its UPOS (WordNet 3.0 for English, the Open
-Multilingual Wordnet for other languages), inflected to the word's FEATS from the UD files;
-`copos_treebank`, any form the UD files show with the same UPOS and FEATS; `coco`, the
-masked language model's best whole word at the position given the rest of the original
-sentence (every piece of the word masked and rebuilt by beam search), other than the
-original. A `coco` word is not checked against UPOS and FEATS and its lemma is unknown (`_`):
-the paper's context-consistent substitution trades the syntactic guarantee for fit to the
-context. Words in `fixed` expressions and multiword tokens are never replaced.
-
-| split | what it holds |
-|---|---|
-| `orig` | the kept sentences as annotated |
-| `perturbed_1` … `perturbed_k` | copy 1 … k of the same sentences, same order |
-
-Columns: `sent_id`, `treebank`, `lang`, `copy` (0 in `orig`), `text` (the copy's own text,
-rendered from its words), `comments`, the word columns `ids`, `forms`, `lemmas`, `upos`,
-`xpos`, `feats`, `heads`, `deprels`, `deps`, `misc`, `multiword_tokens`, `empty_nodes`,
-then `original_forms` (the original sentence's words, so that a row compares with its
-original on its own), `replaced_positions` (0-based word indices), `original_words`,
-`new_words` and `links` (the synset the old and new lemma share, `treebank`, or
-`masked_lm`). UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS never change; FORM and LEMMA change
-at the replaced positions, FORM alone for a neighbour adjusted to a new word (English a/an,
-French elision and contractions).
-"""
 
 LA_MALFA_CITATION = """\
 @article{lamalfa2022emergent,
@@ -258,7 +228,7 @@ class Substitution(UDFamily):
 
     name = NAME
     pretty_name = "Syntax-preserving substitutions of Universal Dependencies sentences"
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = SubstitutionSettings
     tasks = ("distance", "probe")
@@ -409,21 +379,19 @@ class Substitution(UDFamily):
         return CardText(
             loading_comment="splits orig and perturbed_1..k, aligned by row",
             parameters=build_parameters(manifest),
-            sources=f"""\
-{treebank_sources(manifest)}
-WordNet data: {wordnet}. Inflected forms come from the UD files of each treebank.\
-{_model_line(manifest)}""",
-            statistics=f"""\
-Sentences read, kept (enough eligible words for τ), dropped (`too_few_eligible`), eligible
-content words in the sentences read, and content words that are not eligible by reason
-(`no_candidate`: no synonym of a matching part of speech, or no other form with the same
-UPOS and FEATS; `no_inflected_form`: no synonym has a form with the word's FEATS in the UD
-files; `no_whole_word_predicted`: none of the masked LM's beams is a whole word other than
-the original; `span_too_long`: more than 6 pieces; `sentence_too_long`: longer than the
-model's input; `in_multiword_token`; `fixed_expression`):
-
-{markdown_table(header, rows)}
-{_protocol_note(manifest)}""",
+            sources=card_prose(
+                cls.name,
+                "sources",
+                treebanks=treebank_sources(manifest),
+                wordnet=wordnet,
+                model=_model_line(manifest),
+            ),
+            statistics=card_prose(
+                cls.name,
+                "statistics",
+                counts=markdown_table(header, rows),
+                protocol_note=_protocol_note(manifest),
+            ),
             citation=ud_citations(manifest),
             tags=["universal-dependencies", "syntax", "perturbation", "substitution"],
             task_categories=["fill-mask", "text-generation"],

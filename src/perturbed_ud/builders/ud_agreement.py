@@ -48,7 +48,7 @@ from ..resources.word_forms import lexicon_files
 from ..settings import option_name, setting
 from ..ud.selection import Selection, select
 from ..ud.sources import ALL_SPLITS, Treebank
-from .family import check_settings, version_setting
+from .family import card_prose, check_settings, version_setting
 from .ud_family import (
     TreebankSources,
     UDFamily,
@@ -63,13 +63,6 @@ NAME = "ud_agreement"
 PRETTY_NAME = "perturbed-ud: agreement minimal pairs from UD treebanks"
 CHUNK_PAIRS = 10_000  # rows per Parquet row group; fixed, so output is deterministic
 SPLITS = list(PHENOMENA.values())
-DESCRIPTION = """\
-Agreement minimal pairs built from Universal Dependencies treebanks, after MultiBLiMP 1.0
-(Jumelet, Weissweiler, Nivre & Bisazza 2025): `sentence_good` is a treebank sentence as
-written, `sentence_bad` the same sentence with the word that agrees with the subject put in a
-form that disagrees with it in one feature. A config per language; a split per phenomenon:
-`sv_number`, `sv_person`, `sv_gender` (the finite verb or auxiliary), `sp_number`,
-`sp_person`, `sp_gender` (a participle), each present where the treebank annotates it."""
 TAGS = ("minimal-pairs", "agreement", "universal-dependencies", "multilingual")
 MULTIBLIMP_CITATION = """\
 @article{jumelet2025multiblimp,
@@ -192,7 +185,7 @@ class UDAgreement(MinimalPairs, UDFamily):
 
     name = NAME
     pretty_name = PRETTY_NAME
-    description = DESCRIPTION
+    description = card_prose(name, "description")
     features = FEATURES
     settings_class = UDAgreementSettings
     sources_class = AgreementSources
@@ -359,11 +352,15 @@ class UDAgreement(MinimalPairs, UDFamily):
             if configs[lang]["splits"].get(phenomenon, 0) < THIN
         ]  # fmt: skip
         thin = (
-            f"\n\nPhenomena with fewer than {THIN} pairs in a language, and why its candidates "
-            "gave none (the commonest reasons; `target_lacks_feature`: the subject has the "
-            "feature but the word that would agree has none, because the language does not "
-            "agree in it there or the treebank leaves it out):\n\n"
-            + markdown_table(["lang", "phenomenon", "pairs", "commonest reasons"], thin_rows)
+            "\n\n"
+            + card_prose(
+                cls.name,
+                "thin",
+                threshold=THIN,
+                reasons=markdown_table(
+                    ["lang", "phenomenon", "pairs", "commonest reasons"], thin_rows
+                ),
+            )
             if thin_rows
             else ""
         )
@@ -371,67 +368,30 @@ class UDAgreement(MinimalPairs, UDFamily):
             ["lang", "treebank files", "other sources", "forms used"], resource_rows
         )
         unimorph = (
-            f"\n\nForms marked `unimorph` come from UniMorph tables ({UNIMORPH_LICENCE}), "
-            "fetched at the commits listed in `build.json`."
+            "\n\n" + card_prose(cls.name, "unimorph", licence=UNIMORPH_LICENCE)
             if manifest["parameters"]["unimorph"] == "pinned"
             else ""
         )
         return CardText(
             loading_comment="one split per phenomenon",
             parameters=build_parameters(manifest),
-            sources=f"""\
-{treebank_sources(manifest)}
-
-The swapped form is looked up by lemma and FEATS (the word's own, with one feature changed)
-in these sources, in order; the source of each row's form is its `form_source`:
-
-{resource_table}{unimorph}""",
-            statistics=f"""\
-Pairs per language (config) and phenomenon (split), and MultiBLiMP 1.0's total for the
-language. The counts differ by design: MultiBLiMP reads every treebank of a language (all
-splits, train too) and UniMorph first, keeps at most 100 pairs per phenomenon and keeps a
-phenomenon only where the treebank agrees with itself on over 90% of its sites; a build
-here reads the treebanks and splits listed above (each sentence once), takes forms from the
-treebanks before UniMorph, keeps every pair (`perturbed-ud cap --per-split 100` gives
-MultiBLiMP's cap), and refuses more (below).
-
-{markdown_table(["lang", *(f"`{s}`" for s in used), "total", "MultiBLiMP 1.0"], rows)}{empty}
-
-Candidates that gave no pair, by reason: `no_form` (no source has the lemma in the
-swapped cell), `same_form` (syncretism: the form does not change), `ambiguous:<source>` (the
-swapped form has a reading that agrees with the subject, so the bad sentence may be fine:
-English *read*), `ambiguous_subject` (the subject's form is also read with the swapped value:
-German *sie*; or, in number, the subject is a singular noun whose form ends as most of its
-class's plurals do in the treebanks (two lemmas at least), and no word of its phrase marks its
-number: Czech *vítězství*), `plural_levelled_to_singular` (a plural verb whose class mostly
-has one form for both numbers may take its singular's form in speech: Czech *lidé ví* after
-*lidé vidí*), `coordinated_adjectives` (a singular subject with
-coordinated adjectives may name several, and take a plural verb: Dutch *het Amersfoortse en
-Barneveldse initiatief zijn*), `optional_agreement` (the language allows both values there:
-Turkish plural subjects with singular verbs, Arabic verbs before feminine or plural subjects),
-`other_reading` (the subject may be read as addressed, set off by a comma or beside a
-vocative, or as the predicate: Turkish *ne oldum*), `honorific_plural` (a plural verb may
-honour a singular subject: Urdu, Persian, or a treebank marking polite verbs),
-`predicate_agreement` (a copula may agree with its predicate: *the cause are the floods*),
-`other_nominal_agreement` (the verb may agree with the subject's nominal modifier or, in
-number, its object: *um conjunto de medidas estão*), `quantified_subject` (also a number
-swap of a subject a numeral counts),
-`changes_more_than_agreement` (the form also differs in an unannotated suffix or in vowel
-harmony), `subject_lacks_feature`, `target_lacks_feature`, `treebank_disagreement` (the
-treebank's word disagrees with its subject in a feature);
-measured on the language's own treebanks: `attested_in_treebank` (the swapped value occurs
-in the same construction, by the subject's kind and value, verb-first or not, and a
-participle's auxiliaries, at least `attested_share` of the time and twice: agreement is
-optional there), `construction_does_not_agree` (the word's value follows the subject's in
-under 75% of the construction's sites: Spanish *ha comido*), `attested_with_subject` (the
-subject's lemma, with its value, is seen beside the swapped value), `below_self_agreement_gate`
-(MultiBLiMP's gate, where given);
-and sentences or sites left out whole (`sentence_over_max_words`, `disfluency_or_correction`,
-`duplicate_sentence` (read before, in another split or treebank), `coordinated_subject`,
-`expletive_or_outer_subject`, `subject_not_nominative`, `quantified_subject`,
-`parenthetical` (*you know*, *I think*), `in_multiword_token`):
-
-{markdown_table(["lang", "dropped"], drop_rows)}{thin}""",
+            sources=card_prose(
+                cls.name,
+                "sources",
+                treebanks=treebank_sources(manifest),
+                form_sources=resource_table,
+                unimorph=unimorph,
+            ),
+            statistics=card_prose(
+                cls.name,
+                "statistics",
+                pairs=markdown_table(
+                    ["lang", *(f"`{s}`" for s in used), "total", "MultiBLiMP 1.0"], rows
+                ),
+                empty=empty,
+                dropped=markdown_table(["lang", "dropped"], drop_rows),
+                thin=thin,
+            ),
             citation=ud_citations(manifest),
             tags=list(TAGS),
             task_categories=["fill-mask", "text-generation"],
