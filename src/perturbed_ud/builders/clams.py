@@ -386,10 +386,7 @@ def form_check(source: GrammarSource, ud_root: str | Path) -> dict:
 def _ambiguity_text(configs: dict) -> str:
     checked = {lang: c["ambiguity_check"] for lang, c in configs.items() if "ambiguity_check" in c}
     if not checked:
-        return (
-            "No ambiguity check in this build: a bad sentence may have a grammatical reading "
-            "(English *read* is also a past tense)."
-        )
+        return card_prose("clams", "no_ambiguity_check")
     lines = []
     for lang, check in checked.items():
         sources = ", ".join(f["name"] for f in check["sources"]["ud"]) or "no UD file"
@@ -398,28 +395,20 @@ def _ambiguity_text(configs: dict) -> str:
         refused = ", ".join(f"{k} {n}" for k, n in check["refused"].items()) or "none"
         forms = ", ".join(check["forms"]) or "none"
         lines.append(f"- {lang} ({sources}): refused {refused}; forms: {forms}")
-    return (
-        "Ambiguity check: a pair is refused when the finite word of its bad form has a "
-        "reading, in the sources below, that agrees with the subject (its number, or no "
-        "number in another tense: *read*). Refused pairs by construction and source:\n\n"
-        + "\n".join(lines)
-    )
+    return card_prose("clams", "ambiguity_check", refused="\n".join(lines))
 
 
 def _form_check_text(configs: dict) -> str:
     checked = {lang: c["form_check"] for lang, c in configs.items() if "form_check" in c}
     if not checked:
-        return "Varied forms were not checked against morphological data in this build."
+        return card_prose("clams", "no_form_check")
     lines = [
         f"- {lang}: {c['confirmed']} confirmed; contradicted: "
         f"{', '.join(c[CONTRADICTED]) or 'none'}; found in no source: "
         f"{', '.join(c[UNKNOWN]) or 'none'}"
         for lang, c in checked.items()
     ]
-    return (
-        "Number of every varied form, checked against the UD treebanks (FORM + FEATS of "
-        "VERB/AUX words; pymorphy3 for Russian):\n\n" + "\n".join(lines)
-    )
+    return card_prose("clams", "form_check", checked="\n".join(lines))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -596,27 +596,28 @@ def _parameters(manifest: dict, treebanks: bool) -> str:
     (source,) = manifest["sources"]
     params = "; ".join(f"{k}={in_words(v)}" for k, v in manifest["parameters"].items())
     chosen = manifest["selection"]
-    rows = "all rows"
+    rows = card_prose("local_structure", "all_rows")
     if chosen["mode"] == "first":
-        rows = f"the first {chosen['n']} rows"
+        rows = card_prose("local_structure", "first_rows", n=chosen["n"])
     elif chosen["mode"] == "sample":
-        rows = f"a sample of {chosen['n']} rows (sample seed {chosen['sample_seed']})"
-    return f"Build parameters: {params}. Texts: {rows} of the {source['split']} split."
+        rows = card_prose(
+            "local_structure", "sampled_rows", n=chosen["n"], seed=chosen["sample_seed"]
+        )
+    return card_prose(
+        "local_structure", "dataset_parameters", parameters=params, rows=rows, split=source["split"]
+    )
 
 
 def _dataset_source(manifest: dict) -> str:
     rows = [[s["name"] + (" (a local folder)" if "files" in s else ""), s["config"], s["split"],
              s["lang"], s["license"], s["rows"]] for s in manifest["sources"]]  # fmt: skip
-    return (
-        markdown_table(["dataset", "config", "split", "lang", "licence", "rows"], rows)
-        + "\n\nThe sha256 of every file of a local dataset read and the digest of every text "
-        "read are in `build.json`; the dataset keeps its licence."
-    )
+    table = markdown_table(["dataset", "config", "split", "lang", "licence", "rows"], rows)
+    return card_prose("local_structure", "dataset_sources", datasets=table)
 
 
 def _dataset_citation(manifest: dict) -> str:
     names = ", ".join(f"`{s['name']}`" for s in manifest["sources"])
-    return f"Please also cite the dataset perturbed here ({names}) as its card asks."
+    return card_prose("local_structure", "dataset_citation", names=names)
 
 
 def _statistics(manifest: dict) -> str:
@@ -646,9 +647,4 @@ def _statistics(manifest: dict) -> str:
         seeds = ", ".join(str(c["seed"]) for c in mine)
         blocks.append(f"**{source}**: {items} texts, seeds {seeds}.\n\n"
                       f"{markdown_table(header, rows)}")  # fmt: skip
-    return (
-        "Means per setting over every row, averaged over the seeds: chrF from 0 to 100 (100: "
-        "the reference itself); IDC 0 for the original order and (n² − 1)/(3n²), about 1/3, "
-        "expected of a full shuffle of n characters; compression in characters per token.\n\n"
-        + "\n\n".join(blocks)
-    )
+    return card_prose("local_structure", "statistics", measures="\n\n".join(blocks))

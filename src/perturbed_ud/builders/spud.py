@@ -289,21 +289,9 @@ def _paper_ratios(manifest: dict) -> str:
         paper = dict(zip((*TABLE_7_ORDER, "all"), PAPER_TABLE_7[lang], strict=True))
         rows.append([lang, *(f"{paper[u]:.2f}" for u in (*CONTENT_ORDER, "all"))])
     v3 = manifest["parameters"].get("rules") == "v3"
-    why = (
-        " Under rules v3 the ratios are lower by design where the paper replaced closed-class "
-        "words: most ADV tokens are closed-class (negation, degree, focus, deictic and "
-        "question adverbs: about three in four in EWT and GSD), and ADJ, VERB and NOUN lose "
-        "quantifiers, ordinals, modals, copulas and the words of multiword expressions; the "
-        "reasons table below counts them."
-        if v3
-        else ""
-    )
-    return f"""
-The paper's Table 7 for comparison (its treebanks' test sets, UD 2.10, a pool of test
-sets); our ratios depend on the treebank, its release and `--pool-splits`.{why}
-
-{markdown_table(["lang", *CONTENT_ORDER, "all words"], rows)}
-"""
+    why = " " + card_prose("spud", "ratios_under_v3") if v3 else ""
+    table = markdown_table(["lang", *CONTENT_ORDER, "all words"], rows)
+    return "\n" + card_prose("spud", "paper_ratios", why=why, ratios=table) + "\n"
 
 
 def _rules_sources(manifest: dict) -> str:
@@ -314,12 +302,8 @@ def _rules_sources(manifest: dict) -> str:
     rows = [
         [lang, closed_class_source(lang) or "none", idiom_source(lang) or "none"] for lang in langs
     ]
-    return f"""
-Rules v3 keep the closed-class words and idioms of these lists (`lexicons/closed_class.toml`,
-`lexicons/idioms.toml`, Apache-2.0, written for this project from treebank frequencies):
-
-{markdown_table(["lang", "closed-class list", "idiom list"], rows)}
-"""
+    table = markdown_table(["lang", "closed-class list", "idiom list"], rows)
+    return "\n" + card_prose("spud", "rule_sources", lists=table) + "\n"
 
 
 def _describe_source(source: dict) -> str:

@@ -499,11 +499,8 @@ def _model_line(manifest: dict) -> str:
     lm = manifest["resources"].get("masked_lm")
     if not lm:
         return ""
-    return (
-        f"\nMasked language model (coco): {lm['model']}, revision {lm['revision']} "
-        f"({lm['model_type']}, {lm['vocab_size']} tokens), beam {lm['beam']}, "
-        f"fp32 on {lm['device']}."
-    )
+    shown = ("model", "revision", "model_type", "vocab_size", "beam", "device")
+    return "\n" + card_prose("substitution", "masked_lm", **{k: lm[k] for k in shown})
 
 
 def _share(part: int, whole: int) -> str:
@@ -524,16 +521,5 @@ def _protocol_note(manifest: dict) -> str:
     parameters = manifest["parameters"]
     if parameters.get("protocol") != "lamalfa2022":
         return ""
-    return f"""
-**Protocol `lamalfa2022`: the released code's rule, not the paper's text.** A copy replaces
-m words, m drawn from 1..τ, at positions drawn over all words (punctuation too); the new
-word is the head name of the first synset, of the part of speech
-{RULE_TEXT[parameters["wordnet_rule"]]}, whose head name differs from the form lower-cased;
-no UPOS check, no inflection, multiword names keep their underscores. A word without such a
-synset stays as it is. Per config: the words of the kept sentences, those the rule changes
-when drawn, the share of those changes whose synset's part of speech fits the word's UPOS
-(AUX as a verb), drawn words left as they were (`unchanged draws`), copies equal to their
-original (kept in this protocol) and sentences that no copy changes. UPOS, FEATS and the
-tree are the original's and may not fit a replaced word. The default protocol `paper`
-replaces exactly τ content words by words of the same UPOS and FEATS.
-"""
+    rule = RULE_TEXT[parameters["wordnet_rule"]]
+    return "\n" + card_prose("substitution", "lamalfa2022", rule=rule) + "\n"
