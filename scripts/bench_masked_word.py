@@ -65,7 +65,7 @@ def build_inputs(ud_root: Path, work: Path, n_items: int):
     from tiny_models import wordpiece_bert
 
     from perturbed_ud.builders.engine import build
-    from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings
+    from perturbed_ud.evaluation.tasks.masked_word.task import MaskedWordSettings
     from perturbed_ud.lm.masking import mask_target
     from perturbed_ud.lm.models import load_masked_lm
     from perturbed_ud.ud.selection import Selection
@@ -122,7 +122,7 @@ def run_naive(lm, records, beam: int):
 
 
 def run_ours(model_dir: str, records, settings: dict):
-    from perturbed_ud.evaluation.tasks.masked_word import score_batch
+    from perturbed_ud.evaluation.tasks.masked_word.task import score_batch
 
     batch = {
         "words": [r[0] for r in records],
@@ -281,7 +281,7 @@ def main(argv=None) -> None:
 
     from minicons import scorer as minicons_scorer
 
-    from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings
+    from perturbed_ud.evaluation.tasks.masked_word.task import MaskedWordSettings
     from perturbed_ud.lm.models import load_masked_lm
 
     settings = MaskedWordSettings()

@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from perturbed_ud.builders.family import card_template
+from perturbed_ud.builders.family import card_prose
 from perturbed_ud.registry import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ QUOTED = re.compile(r"(<!-- card: description -->\n)(?:.*?\n)?(<!-- /card -->)",
 
 def quoted(page: str, family: str) -> str:
     """``page`` with its quoted card opening set to the family's template."""
-    text = card_template(family)["description"].replace("{{", "{").replace("}}", "}")
+    text = card_prose(family, "description")
     if not QUOTED.search(page):
         raise SystemExit(f"docs/families/{family}.md: no <!-- card: description --> section")
     return QUOTED.sub(lambda m: m.group(1) + text + "\n" + m.group(2), page)

@@ -364,7 +364,7 @@ def masked_word(args, masked_dir, work: Path, n_items: int) -> dict:
     """Our batched beam search against the one-sentence loop on ``en_full_seed1``."""
     from bench_masked_word import build_inputs, run_naive
 
-    from perturbed_ud.evaluation.tasks.masked_word import MaskedWordSettings, score_batch
+    from perturbed_ud.evaluation.tasks.masked_word.task import MaskedWordSettings, score_batch
     from perturbed_ud.lm.loading import Loading
     from perturbed_ud.lm.models import load_masked_lm
 

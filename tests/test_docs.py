@@ -76,10 +76,43 @@ def test_a_card_section_is_filled_with_exactly_its_fields():
         assert "description" in card_template(name), name
     text = card_prose("clams", "parameters", languages="en, fr")
     assert text == "Languages: en, fr. Rows: one per minimal pair."
-    with pytest.raises(KeyError, match="fields"):
-        card_prose("clams", "parameters")
-    with pytest.raises(KeyError, match="fields"):
-        card_prose("clams", "parameters", languages="en", rows=3)
+    for values in ({}, {"languages": "en", "rows": 3}):
+        with pytest.raises(ValueError, match=r"cards/clams.md, section 'parameters': fields"):
+            card_prose("clams", "parameters", **values)
+    with pytest.raises(ValueError, match="no such section"):
+        card_prose("clams", "parameter", languages="en")
+    with pytest.raises(TypeError):  # one template for every card of the process
+        card_template("clams")["parameters"] = "changed"
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("<!-- a -->\none\n<!-- ratios-v3 -->\ntwo", "is no section marker"),
+        ("<!-- a -->\none\n<!--b-->\ntwo", "is no section marker"),
+        ("<!-- a -->\none\n<!-- a -->\ntwo", "section 'a' twice"),
+        ("lost\n<!-- a -->\none", "text before the first section marker"),
+    ],
+)
+def test_a_mistyped_card_template_is_refused(text, error):
+    """A marker the parser did not take would hide its text inside the previous section."""
+    from perturbed_ud.builders.family import parse_card
+
+    with pytest.raises(ValueError, match=error):
+        parse_card(text, "cards/x.md")
+    assert parse_card("\n<!-- a -->\n\nbody {x}\n\n<!-- b -->\nmore\n", "x") == {
+        "a": "body {x}",
+        "b": "more",
+    }
+
+
+def test_a_stray_brace_in_card_prose_names_its_section(monkeypatch):
+    from perturbed_ud.builders import family
+
+    for body in ("a { b", "a {} b"):
+        monkeypatch.setattr(family, "card_template", lambda name, body=body: {"s": body})
+        with pytest.raises(ValueError, match=r"cards/x.md, section 's'"):
+            family.card_prose("x", "s")
 
 
 def test_the_reference_covers_every_build_and_evaluate_subcommand(cli_reference):

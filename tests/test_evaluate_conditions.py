@@ -19,7 +19,6 @@ from perturbed_ud.builders.perturbed_ud import SCRAMBLES, conditions_table
 from perturbed_ud.cli import main
 from perturbed_ud.data.conditions import DEFAULT_CONDITIONS, Conditions, dataset_conditions
 from perturbed_ud.errors import InputError
-from perturbed_ud.evaluation.tasks.masked_word import MaskedWord, MaskedWordSettings
 from perturbed_ud.evaluation.tasks.masked_word import figures as plots
 from perturbed_ud.evaluation.tasks.masked_word.figures import interaction_labels, sensitivity_labels
 from perturbed_ud.evaluation.tasks.masked_word.items import ITEM_COLUMNS
@@ -29,6 +28,7 @@ from perturbed_ud.evaluation.tasks.masked_word.statistics import (
     effects_table,
 )
 from perturbed_ud.evaluation.tasks.masked_word.summarize import summarize
+from perturbed_ud.evaluation.tasks.masked_word.task import MaskedWord, MaskedWordSettings
 from perturbed_ud.ud.selection import Selection
 from perturbed_ud.ud.sources import resolve
 

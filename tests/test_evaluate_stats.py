@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -467,3 +469,18 @@ def test_a_macro_mean_without_spread_spans_its_groups_wilson_bounds():
     assert point == 0.5 and "no spread" in name
     assert lo == pytest.approx((first[0] + second[0]) / 2)
     assert hi == pytest.approx((first[1] + second[1]) / 2) and hi - lo > 0.4
+
+
+@pytest.mark.subprocess
+def test_summarize_runs_without_the_model_libraries(tmp_path):
+    """`perturbed-ud summarize` reads item tables only: it runs where torch is not installed
+    (the `eval` extra), so nothing it imports may load it."""
+    items = write_items(make_items(4), tmp_path / "items.jsonl")
+    args = ["summarize", str(items), "--bootstrap", "20", "--out", str(tmp_path / "out")]
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # `import torch` now fails
+        f"from perturbed_ud.cli import main\nmain({args!r})"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "out" / "summary_balanced.csv").is_file()

@@ -18,12 +18,12 @@ from perturbed_ud.builders.balance import balance_dataset
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
 from perturbed_ud.errors import RunError
-from perturbed_ud.evaluation.tasks.masked_word import (
+from perturbed_ud.evaluation.tasks.masked_word.items import ITEM_COLUMNS
+from perturbed_ud.evaluation.tasks.masked_word.task import (
     MaskedWord,
     MaskedWordSettings,
     score_batch,
 )
-from perturbed_ud.evaluation.tasks.masked_word.items import ITEM_COLUMNS
 from perturbed_ud.lm.batching import Batcher
 from perturbed_ud.lm.beam import beam_search
 from perturbed_ud.lm.masking import mask_target, target_pieces

@@ -19,9 +19,11 @@ import re
 import string
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from datasets import Features
@@ -48,26 +50,52 @@ def version_setting(default: str = DEFAULT_VERSION) -> Any:
 
 
 # A section of a card template opens with its name as an HTML comment: <!-- statistics -->
-CARD_SECTION = re.compile(r"^<!-- (\w+) -->\n", re.MULTILINE)
+CARD_SECTION = re.compile(r"<!-- (\w+) -->")
+
+
+def parse_card(text: str, where: str) -> Mapping[str, str]:
+    """A card template's sections by name. Every line that opens an HTML comment must be a
+    section marker, each name once, and no text may come before the first: a mistyped
+    marker would otherwise hide its text in the previous section's."""
+    sections: dict[str, list[str]] = {}
+    lines = None
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith("<!--"):
+            if not (match := CARD_SECTION.fullmatch(line)):
+                raise ValueError(f"{where}:{number}: {line!r} is no section marker (<!-- name -->)")
+            if match[1] in sections:
+                raise ValueError(f"{where}:{number}: section {match[1]!r} twice")
+            lines = sections[match[1]] = []
+        elif lines is not None:
+            lines.append(line)
+        elif line.strip():
+            raise ValueError(f"{where}:{number}: text before the first section marker")
+    return MappingProxyType({name: "\n".join(body).strip("\n") for name, body in sections.items()})
 
 
 @cache
-def card_template(family: str) -> dict[str, str]:
+def card_template(family: str) -> Mapping[str, str]:
     """A family's card prose by section, from ``builders/cards/<family>.md``: Markdown with
     ``{name}`` fields for what the manifest gives (tables, counts, settings). The prose is
     written once there, for the card and for ``docs/families/<family>.md``, which quotes it."""
     text = files(__package__).joinpath("cards", f"{family}.md").read_text(encoding="utf-8")
-    parts = CARD_SECTION.split(text)
-    return {name: body.strip("\n") for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    return parse_card(text, f"cards/{family}.md")
 
 
 def card_prose(family: str, section: str, **values: Any) -> str:
-    """One section of a family's card template with its fields filled; a field without a
-    value, or a value for no field, is an error of the family's code, raised as such."""
-    body = card_template(family)[section]
-    fields = {name for _, name, _, _ in string.Formatter().parse(body) if name}
+    """One section of a family's card template with its fields filled. A section or field
+    the code and the template do not both name is an error of the family's code, raised as
+    such (a literal brace in the prose is written twice: ``{{``)."""
+    where = f"cards/{family}.md, section {section!r}"
+    body = card_template(family).get(section)
+    if body is None:
+        raise ValueError(f"{where}: no such section")
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(body) if name is not None}
+    except ValueError as error:
+        raise ValueError(f"{where}: {error} (a literal brace is written twice)") from None
     if fields != set(values):
-        raise KeyError(f"card {family}/{section}: fields {sorted(fields)}, values {sorted(values)}")
+        raise ValueError(f"{where}: fields {sorted(fields)}, values {sorted(values)}")
     return body.format(**values)
 
 

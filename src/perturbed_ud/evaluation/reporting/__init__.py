@@ -1,2 +1,2 @@
-"""From results to what a reader sees: statistics and intervals, summary tables, figures,
-the comparison page of several runs, and the native-speaker review sheets."""
+"""From results to what a reader sees, as every task uses it: intervals, tables, bar
+figures, the comparison page of several runs, and the native-speaker review sheets."""

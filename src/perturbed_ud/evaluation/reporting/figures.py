@@ -3,9 +3,9 @@ distances, probes; the masked-word task's (the paper's Figures 1–4) are
 `tasks.masked_word.figures`, drawn with the same bars and colours.
 
 Bar figures have one panel per model, languages along the x axis with their N, one bar per
-condition or effect, error bars from the ``_lo``/``_hi`` columns of the tables in
-:mod:`.statistics`, and one colour per word order in every figure. Figures are drawn on
-the Agg canvas directly, so plotting neither needs a display nor changes pyplot's state.
+condition or effect, and error bars from the ``_lo``/``_hi`` columns of the task's tables.
+Figures are drawn on the Agg canvas directly, so plotting neither needs a display nor
+changes pyplot's state.
 """
 
 from __future__ import annotations
@@ -22,16 +22,6 @@ from ...options import published_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-# One colour per word order in every figure: the dark shade of a tab20 pair for the order,
-# its light shade for the order with lemmas (+L); lemmas alone (S_L) in purple.
-ORDER_COLOURS = {
-    "orig": ("#7f7f7f", "#c7c7c7"),
-    "full": ("#1f77b4", "#aec7e8"),
-    "part": ("#ff7f0e", "#ffbb78"),
-    "head": ("#2ca02c", "#98df8a"),
-}
-LEMMA_COLOUR = "#9467bd"
 
 
 def save(fig: Figure, path: str | Path) -> Figure:
@@ -149,18 +139,6 @@ def grouped_bars(
     if notes:
         axes[-1].set_xlabel("; ".join(notes), fontsize="x-small", color="dimgrey")
     return save(fig, path)
-
-
-def _undefined_without_orig(otherwise: str) -> Callable[[pd.Series, str], str]:
-    """Why an effect has no value for a language: S and I are undefined at A_Orig = 0 (the
-    effects table's ``A_orig``); else ``otherwise``."""
-
-    def why(row: pd.Series, column: str) -> str:
-        if "A_orig" in row and row["A_orig"] == 0:
-            return "A_Orig = 0, so S and I are undefined"
-        return otherwise
-
-    return why
 
 
 def plot_nonce_ratios(paired: pd.DataFrame, summary: pd.DataFrame, path: str | Path) -> Figure:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 Z95 = 1.959963984540054  # the 97.5 % standard normal quantile used by the released code
-#: Default seed of the paired bootstrap: the released bootstrap's seed, 1337.
+#: Seed of every bootstrap unless one is given: the released paired bootstrap's, 1337.
 BOOTSTRAP_SEED = 1337
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -41,18 +41,6 @@ WILSON = "Wilson 95 %"
 def bootstrap_name(resamples: int, seed: int) -> str:
     """How an interval table names its bootstrap: method, resamples and seed."""
     return f"bootstrap 95 % over sentences (B = {resamples}, seed {seed})"
-
-
-def value_range(name: str) -> tuple[float, float]:
-    """The values a reported number can take: accuracies [0, 1]; S = 1 − A_X / A_Orig at most
-    1; I, a sum of four accuracies with signs, [−2, 2]; a difference of accuracies [−1, 1]."""
-    if name.startswith("S_"):
-        return -np.inf, 1.0
-    if name.startswith("I_"):
-        return -2.0, 2.0
-    if name == "part_minus_head":
-        return -1.0, 1.0
-    return 0.0, 1.0
 
 
 def no_spread(lo: float, hi: float) -> bool:

@@ -1,2 +1,2 @@
 """What every evaluation task shares: the task contract and registry, the checks before a
-model loads, the resumable runner and its atomic outputs, the per-item result schema."""
+model loads, the resumable runner and its atomic outputs."""

@@ -3,22 +3,39 @@ sensitivities, interactions, Head vs Part."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ....data.conditions import DEFAULT_CONDITIONS, Conditions
+from ...reporting.figures import count_label, grouped_bars
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-from ...reporting.figures import (
-    LEMMA_COLOUR,
-    ORDER_COLOURS,
-    _undefined_without_orig,
-    count_label,
-    grouped_bars,
-)
+
+# One colour per word order in every figure: the dark shade of a tab20 pair for the order,
+# its light shade for the order with lemmas (+L); lemmas alone (S_L) in purple.
+ORDER_COLOURS = {
+    "orig": ("#7f7f7f", "#c7c7c7"),
+    "full": ("#1f77b4", "#aec7e8"),
+    "part": ("#ff7f0e", "#ffbb78"),
+    "head": ("#2ca02c", "#98df8a"),
+}
+LEMMA_COLOUR = "#9467bd"
+
+
+def _undefined_without_orig(otherwise: str) -> Callable[[pd.Series, str], str]:
+    """Why an effect has no value for a language: S and I are undefined at A_Orig = 0 (the
+    effects table's ``A_orig``); else ``otherwise``."""
+
+    def why(row: pd.Series, column: str) -> str:
+        if "A_orig" in row and row["A_orig"] == 0:
+            return "A_Orig = 0, so S and I are undefined"
+        return otherwise
+
+    return why
 
 
 def condition_colour(order: str, lemma: bool = False) -> str | None:

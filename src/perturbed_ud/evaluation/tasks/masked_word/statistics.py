@@ -49,10 +49,22 @@ from ...reporting.statistics import (
     no_spread,
     percentile_interval,
     resampled_counts,
-    value_range,
     wilson_interval,
 )
 from .summary import item_key, item_scores
+
+
+def value_range(name: str) -> tuple[float, float]:
+    """The values a reported number can take: accuracies [0, 1]; S = 1 − A_X / A_Orig at most
+    1; I, a sum of four accuracies with signs, [−2, 2]; a difference of accuracies [−1, 1]."""
+    if name.startswith("S_"):
+        return -np.inf, 1.0
+    if name.startswith("I_"):
+        return -2.0, 2.0
+    if name == "part_minus_head":
+        return -1.0, 1.0
+    return 0.0, 1.0
+
 
 #: How an interval is named where the bootstrap has no spread (`no_spread`).
 WILSON_FALLBACK = "Wilson 95 % on the N sentences, where the bootstrap has no spread"
