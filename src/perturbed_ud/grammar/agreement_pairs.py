@@ -313,8 +313,9 @@ def levelled_classes(lexicon: Lexicon) -> set[tuple]:
     seen: dict[tuple, bool] = {}  # (class, lemma) -> one form in both numbers
     for (upos, lemma), by_feats in lexicon.entries.items():
         for feats, plural in by_feats.items():
-            singular = by_feats.get(feats.replace("Number=Plur", "Number=Sing"))
-            if "Number=Plur" in feats.split("|") and singular:
+            if "Number=Plur" not in feats.split("|"):
+                continue
+            if singular := by_feats.get(feats.replace("Number=Plur", "Number=Sing")):
                 key = (verb_class(upos, lemma, feats), lemma)
                 seen[key] = seen.get(key, False) or bool(set(plural) & set(singular))
     both, same = Counter(), Counter()
@@ -919,21 +920,19 @@ def _either_number(site: Site, forms: AgreementForms, bad: str) -> bool:
     (`AgreementForms.plural_too`) and no word of its phrase marks its number: *příští
     vítězství* (next victory or victories) may take a plural verb, *der Lehrer* may not."""
     cols, subject = site.cols, site.subject
-    lemma = lemma_or_form(cols.forms[subject], cols.lemmas[subject])
-    feats = parse_feats(cols.feats[subject])
     if bad != "Plur" or cols.upos[subject] != "NOUN":
         return False
-    if not forms.plural_too("NOUN", feats, lemma, cols.forms[subject]):
+    if not forms.plural_too("NOUN", site.subject_feats, site.subject_lemma, cols.forms[subject]):
         return False
-    return not any(
-        cols.deprels[k].split(":")[0] in AGREEING_DEPENDENTS
-        and forms.marks_number(cols.forms[k], parse_feats(cols.feats[k]), bad)
-        and not forms.plural_too(
-            cols.upos[k],
-            parse_feats(cols.feats[k]),
-            lemma_or_form(cols.forms[k], cols.lemmas[k]),
-            cols.forms[k],
+
+    def marks_singular(k: int) -> bool:
+        feats, lemma = parse_feats(cols.feats[k]), lemma_or_form(cols.forms[k], cols.lemmas[k])
+        return forms.marks_number(cols.forms[k], feats, bad) and not forms.plural_too(
+            cols.upos[k], feats, lemma, cols.forms[k]
         )
+
+    return not any(
+        cols.deprels[k].split(":")[0] in AGREEING_DEPENDENTS and marks_singular(k)
         for k in _children(cols, subject)
     )
 
@@ -978,13 +977,11 @@ def _refusal(site: Site, feature, bad, bad_form, forms) -> str | None:
         return PREDICATE
     if feature == "Person" and site.other_reading(bad):
         return OTHER_READING
-    target = site.target
-    if bad == "Sing" and forms.levels_plural(
-        site.cols.upos[target], site.lemma, site.cols.feats[target]
+    if (feature, bad) == ("Number", "Sing") and forms.levels_plural(
+        site.cols.upos[site.target], site.lemma, site.cols.feats[site.target]
     ):
         return LEVELLED
-    subject = site.subject
-    if forms.subject_reads(site.cols.forms[subject], feature, bad):
+    if forms.subject_reads(site.cols.forms[site.subject], feature, bad):
         return AMBIGUOUS_SUBJECT
     if feature == "Number" and _either_number(site, forms, bad):
         return AMBIGUOUS_SUBJECT
