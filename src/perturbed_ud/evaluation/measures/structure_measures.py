@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..reporting.figures import plot_performance_vs_measure
 from ..reporting.tables import write_table
+from ..running.task import with_config_and_split
 
 MEASURES = ("chrf", "idc", "compression")
 # The script of a language's texts, by ISO 639 code; others are "unknown".
@@ -63,10 +64,7 @@ def setting_rows(scored: pd.DataFrame, text_columns, performance) -> pd.DataFram
     """One row per config × split (= setting): what the setting is, its language and
     script, ``performance(rows)`` (a dict of columns), and the mean chrF, IDC and
     compression of the rows (averaged over the text columns)."""
-    scored = scored.assign(
-        config=scored["split_key"].str.split("/").str[0],
-        split=scored["split_key"].str.split("/").str[1],
-    )
+    scored = with_config_and_split(scored)
     for measure in MEASURES:
         names = [f"{c}_{measure}" for c in text_columns if f"{c}_{measure}" in scored]
         scored[measure] = scored[names].astype(float).mean(axis=1) if names else np.nan

@@ -117,6 +117,13 @@ class EvaluationTask:
         return evaluate_task(cls, dataset, model, out, settings=settings, **run)
 
 
+def with_config_and_split(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the two parts of their split key as ``config`` and ``split``: under the
+    default `EvaluationTask.split_key`, the dataset config and split each row was read from."""
+    parts = rows["split_key"].str.split("/", n=1)
+    return rows.assign(config=parts.str[0], split=parts.str[1])
+
+
 def task_families(task: str) -> list[str]:
     """The dataset families (short names) that ``task`` reads."""
     reads = set(TASKS.get(task).reads)

@@ -29,9 +29,8 @@ from ..reporting.figures import plot_distances
 from ..reporting.statistics import worst_copy
 from ..reporting.tables import write_table
 from ..running.runner import records
-from ..running.task import EvaluationTask, Outputs, Scored
+from ..running.task import EvaluationTask, Outputs, Scored, with_config_and_split
 
-COLUMNS = ("sent_id", "forms", "original_forms")
 MEASURES = ("l2", "l2_per_dim", "cosine", "l2_unchanged", "cosine_unchanged")
 _CONFIG = re.compile(r"(?P<lang>[^_]+)_(?P<method>.+)_tau(?P<tau>\d+)_seed(?P<seed>\d+)")
 
@@ -82,12 +81,38 @@ def sentence_distances(batch, rank=None, *, model: str, revision, device: str, s
     return out
 
 
+@TASKS.register("distance.v1")
+class Distance(EvaluationTask):
+    """Per-layer distances between perturbed copies and their originals (substitution)."""
+
+    name = "distance"
+    version = "1.0.0"
+    settings_class = DistanceSettings
+    score = staticmethod(sentence_distances)
+    read_columns = ("sent_id", "forms", "original_forms")
+    skip_splits = ("orig",)  # the copies are compared with their originals, row by row
+
+    @classmethod
+    def outputs(cls, scored: Scored) -> Outputs:
+        """The distances per sentence, the worst-copy summary per config and layer, and a
+        figure of distance by layer and τ."""
+        rows, run = scored.rows, scored.folder
+        keep = ["split_key", "sent_id", "copy", "too_long", *MEASURES]
+        with atomic_path(run / "distances.parquet") as tmp:
+            rows[keep].to_parquet(tmp, index=False)
+        summary = distance_summary(worst_copies(rows), scored.model)
+        write_table(summary, run / "distance_summary.csv", markdown=True)
+        if len(summary):
+            plot_distances(summary, run / "distance_by_layer.png")
+        counts = {"copies": len(rows), "too_long": int(rows["too_long"].sum())}
+        return Outputs({"distance": records(summary)}, summary, counts)
+
+
 def worst_copies(scored: pd.DataFrame) -> pd.DataFrame:
     """One row per (config, sentence, layer): the worst copy's distances (largest ℓ2,
     smallest cosine), as Alg. 1 takes them."""
-    scored = scored[~scored["too_long"]]
-    config = scored["split_key"].str.split("/").str[0]
-    long = scored.assign(config=config, layer=scored["l2"].map(lambda v: list(range(len(v)))))
+    scored = with_config_and_split(scored[~scored["too_long"]])
+    long = scored.assign(layer=scored["l2"].map(lambda v: list(range(len(v)))))
     long = long[["config", "sent_id", "layer", *MEASURES]].explode(["layer", *MEASURES])
     long = long.astype({"layer": int} | {m: float for m in MEASURES}).reset_index(drop=True)
     sentence = [long["config"], long["sent_id"], long["layer"]]
@@ -123,30 +148,3 @@ def distance_summary(worst: pd.DataFrame, model_name: str) -> pd.DataFrame:
                 row[f"{measure}_{name}"] = float(value)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-@TASKS.register("distance.v1")
-class Distance(EvaluationTask):
-    """Per-layer distances between perturbed copies and their originals (substitution)."""
-
-    name = "distance"
-    version = "1.0.0"
-    settings_class = DistanceSettings
-    score = staticmethod(sentence_distances)
-    read_columns = COLUMNS
-    skip_splits = ("orig",)  # the copies are compared with their originals, row by row
-
-    @classmethod
-    def outputs(cls, scored: Scored) -> Outputs:
-        """The distances per sentence, the worst-copy summary per config and layer, and a
-        figure of distance by layer and τ."""
-        rows, run = scored.rows, scored.folder
-        keep = ["split_key", "sent_id", "copy", "too_long", *MEASURES]
-        with atomic_path(run / "distances.parquet") as tmp:
-            rows[keep].to_parquet(tmp, index=False)
-        summary = distance_summary(worst_copies(rows), scored.model)
-        write_table(summary, run / "distance_summary.csv", markdown=True)
-        if len(summary):
-            plot_distances(summary, run / "distance_by_layer.png")
-        counts = {"copies": len(rows), "too_long": int(rows["too_long"].sum())}
-        return Outputs({"distance": records(summary)}, summary, counts)

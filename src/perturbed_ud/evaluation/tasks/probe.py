@@ -82,7 +82,7 @@ from ..reporting.statistics import (
 from ..reporting.tables import write_table
 from ..running.datasets_io import config_names, dataset_content, load_config
 from ..running.runner import launcher_rank, records, say
-from ..running.task import EvaluationTask, Outputs, Scored
+from ..running.task import EvaluationTask, Outputs, Scored, with_config_and_split
 
 COLUMNS = ("sent_id", "forms", "upos", "heads", "deprels", "multiword_tokens", "empty_nodes")
 READ_COLUMNS = (*COLUMNS, "lang")  # a row's language picks the probes it is tested with
@@ -619,9 +619,9 @@ def probe_outputs(scored: Scored) -> Outputs:
     """Per sentence and metric the probes' results (``probe_sentences.parquet``), their
     summary with intervals and drops (``probe_summary.csv``/``.md``), a figure, and the gold
     graphs of the protocol."""
-    rows, run, model, dataset = scored.rows, scored.folder, scored.model, scored.dataset
+    rows, run, model = with_config_and_split(scored.rows), scored.folder, scored.model
+    dataset = scored.dataset
     settings, training, trained = scored.settings, scored.plan["training"], scored.plan["trained"]
-    rows[["config", "split"]] = rows["split_key"].str.split("/", expand=True)
     sentences = sentence_table(rows)
     with atomic_path(run / "probe_sentences.parquet") as tmp:
         sentences.to_parquet(tmp, index=False)

@@ -35,7 +35,7 @@ from ..measures.structure_measures import setting_rows, write_comparison
 from ..reporting.figures import plot_nonce_ratios
 from ..reporting.tables import write_table
 from ..running.runner import records
-from ..running.task import EvaluationTask, Outputs, Scored
+from ..running.task import EvaluationTask, Outputs, Scored, with_config_and_split
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,10 +102,7 @@ def sentence_words(words, column: str) -> list[str]:
 
 def nonce_ratios(scored: pd.DataFrame) -> pd.DataFrame:
     """One row per sentence present in both ``orig`` and ``nonce`` of a config."""
-    scored = scored.assign(
-        config=scored["split_key"].str.split("/").str[0],
-        split=scored["split_key"].str.split("/").str[1],
-    )
+    scored = with_config_and_split(scored)
     keys = ["config", "sent_id"]
     orig = scored[scored["split"] == "orig"].set_index(keys)["perplexity"]
     nonce = scored[scored["split"] == "nonce"].set_index(keys)["perplexity"]
