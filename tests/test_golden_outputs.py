@@ -21,6 +21,7 @@ from datasets import Dataset
 from tiny_models import bert_classifier
 
 import perturbed_ud
+from perturbed_ud.evaluation.reporting.result_files import RUN_COLUMNS
 from perturbed_ud.registry import TASKS
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -126,6 +127,19 @@ def _outputs(run: Path, results: dict) -> dict:
                      "tables": tables})  # fmt: skip
 
 
+def _check_key_columns(task: str, results: dict) -> None:
+    """The task's key columns are recorded, and every text of its metrics rows is one of them,
+    says whose row it is or names a column's interval: a condition left undeclared would
+    merge rows in `report`."""
+    keys = TASKS.get(task).key_columns
+    assert results["key_columns"] == list(keys)
+    for table, rows in results["metrics"].items():
+        for row in [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []:
+            texts = {k for k, v in row.items() if isinstance(v, str)}
+            named = {*keys, *RUN_COLUMNS, *(f"{c}_interval" for c in row)}
+            assert texts <= named, (task, table, texts - named)
+
+
 @pytest.mark.parametrize("task", sorted(RECIPES))
 def test_outputs_change_only_with_the_version(task, request, tmp_path, tiny_bert):
     make, model_fixture, options = RECIPES[task]
@@ -137,6 +151,7 @@ def test_outputs_change_only_with_the_version(task, request, tmp_path, tiny_bert
     run = tmp_path / "run"
     results = perturbed_ud.evaluate(task, dataset=str(dataset), model=str(model), out=run,
                                     **options)  # fmt: skip
+    _check_key_columns(task, results)
     version = TASKS.get(task).version
     found = {"task": task, "version": version, **_outputs(run, results)}
     path = GOLDEN / f"{task}.json"

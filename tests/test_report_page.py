@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from tiny_models import bert_classifier
 import perturbed_ud
 from perturbed_ud.builders.engine import build
 from perturbed_ud.cli import main
+from perturbed_ud.errors import InputError
 from perturbed_ud.evaluation.reporting.report_page import comparison_tables, setting_differences
 from perturbed_ud.evaluation.reporting.result_files import (
     LM_EVAL_NORMAL,
@@ -225,7 +227,8 @@ def test_quartiles_and_stderrs_become_intervals_and_numbers_without_one_have_non
     results = json.loads((run / "results.json").read_text())
     row = {"config": "en_tau2_seed1", "lang": "en", "layer": 3, "sentences": 9, "l2_mean": 2.5,
            "l2_q1": 1.0, "l2_median": 2.0, "l2_q3": 4.0}  # fmt: skip
-    results["metrics"] = {"distance": [row], "layers": [3]}
+    results |= {"task": "distance", "key_columns": ["config", "method", "tau", "seed", "layer"],
+                "metrics": {"distance": [row], "layers": [3]}}  # fmt: skip
     (run / "results.json").write_text(json.dumps(results))
     lm_eval = json.loads(next(runs[2].rglob("results_*.json")).read_text())
     lm_eval["results"]["clams_pairs"]["acc_stderr,none"] = "N/A"
@@ -388,21 +391,68 @@ def test_runs_are_told_apart_by_the_settings_they_differ_in(our_runs, tmp_path):
     assert "kind: causal vs masked" in rest
 
 
-def test_numbers_without_an_interval_are_shown_with_their_n(tmp_path):
-    run = tmp_path / "score-run"
+def _results(run: Path, task: str, metrics: dict, **more) -> Path:
     run.mkdir()
+    results = {"task": task, "signature": f"{task}|model:m", "model": {},
+               "dataset": {"name": "data"}, "metrics": metrics, **more}  # fmt: skip
+    (run / "results.json").write_text(json.dumps(results))
+    return run
+
+
+def test_numbers_without_an_interval_are_shown_with_their_n(tmp_path):
+    """A results.json of perturbed-ud 0.4, without key columns: its task's own name them."""
     row = {"config": "en_seed1", "split": "char_full_shuffle", "lang": "en", "rho": None,
            "model_name": "gpt2", "N": 10, "too_long": 0, "perplexity": 72.5}  # fmt: skip
     correlation = {"level": "all", "group": "all", "performance": "perplexity",
                    "measure": "chrf", "settings": 8, "spearman_rho": -0.81}  # fmt: skip
-    results = {"task": "score", "signature": "score|model:gpt2|limit:all", "model": {},
-               "dataset": {"name": "data"},
-               "metrics": {"settings": [row], "correlations": [correlation]}}  # fmt: skip
-    (run / "results.json").write_text(json.dumps(results))
+    run = _results(tmp_path / "score-run", "score",
+                   {"settings": [row], "correlations": [correlation]})  # fmt: skip
     (ours,) = read_runs([run])
-    shown = {(e.metric, e.interval, e.value, e.n) for e in ours.estimates}
-    assert shown == {("too_long", NO_INTERVAL, 0, 10), ("perplexity", NO_INTERVAL, 72.5, 10),
-                     ("spearman_rho", NO_INTERVAL, -0.81, 8)}  # fmt: skip
+    shown = {(e.condition, e.metric, e.interval, e.value, e.n) for e in ours.estimates}
+    setting, correlated = "en_seed1 · char_full_shuffle", "all · all · perplexity · chrf"
+    assert shown == {(setting, "too_long", NO_INTERVAL, 0, 10),
+                     (setting, "perplexity", NO_INTERVAL, 72.5, 10),
+                     (correlated, "spearman_rho", NO_INTERVAL, -0.81, 8)}  # fmt: skip
+
+
+def test_the_key_columns_a_run_records_name_its_conditions(tmp_path):
+    """A plugin task's own keys (a genre, a numeric window) tell its rows apart and are no
+    metrics; the toolkit's own names for conditions mean nothing to it."""
+    rows = [{"genre": genre, "window": 3, "layer": 2, "N": 40, "hits": hits}
+            for genre, hits in (("news", 0.7), ("fiction", 0.4))]  # fmt: skip
+    run = _results(tmp_path / "lab", "lab-task", {"hits": rows}, key_columns=["genre", "window"])
+    (ours,) = read_runs([run])
+    shown = {(e.condition, e.metric, e.value, e.n) for e in ours.estimates}
+    assert shown == {("news · window 3", "hits", 0.7, 40), ("news · window 3", "layer", 2, 40),
+                     ("fiction · window 3", "hits", 0.4, 40),
+                     ("fiction · window 3", "layer", 2, 40)}  # fmt: skip
+
+
+def test_a_column_that_names_its_own_interval_keeps_it(tmp_path):
+    row = {"lang": "en", "N": 9, "interval": "Wilson 95 %", "accuracy": 0.5, "accuracy_lo": 0.2,
+           "accuracy_hi": 0.8, "macro_accuracy": 0.6, "macro_accuracy_lo": 0.1,
+           "macro_accuracy_hi": 0.9, "macro_accuracy_interval": "stratified bootstrap"}  # fmt: skip
+    (ours,) = read_runs([_results(tmp_path / "run", "minimal-pair", {"by_language": [row]},
+                                  key_columns=[])])  # fmt: skip
+    shown = {(e.metric, e.interval, e.low) for e in ours.estimates}
+    assert shown == {
+        ("accuracy", "Wilson 95 %", 0.2),
+        ("macro_accuracy", "stratified bootstrap", 0.1),
+    }
+
+
+@pytest.mark.parametrize(
+    ("task", "more", "message"),
+    [
+        ("lab-task", {}, "records no key columns and its task 'lab-task' is not installed here"),
+        ("score", {"key_columns": "config"}, "key_columns is not a list of column names"),
+        ("score", {"key_columns": ["config", 3]}, "key_columns is not a list of column names"),
+    ],
+)
+def test_a_run_whose_key_columns_cannot_be_known_is_refused(tmp_path, task, more, message):
+    run = _results(tmp_path / "old", task, {"t": [{"config": "a", "x": 1.0}]}, **more)
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_runs([run])
 
 
 @pytest.mark.peer

@@ -34,6 +34,7 @@ class ToyCount(EvaluationTask):
     settings_class = CountSettings
     score = staticmethod(count_words)
     reads = ("spud",)
+    key_columns = ("split",)
 
     @classmethod
     def columns(cls, settings: CountSettings) -> tuple[str, ...]:

@@ -18,6 +18,10 @@ from ..reporting.tables import write_table
 from ..running.task import with_config_and_split
 
 MEASURES = ("chrf", "idc", "compression")
+# The key columns of a per-setting row (`setting_rows`) and of a correlation row
+# (`setting_correlations`), as `report` names their conditions.
+SETTING_KEYS = ("config", "split", "unit", "method", "type", "script", "rho", "seed")
+CORRELATION_KEYS = ("level", "group", "performance", "measure")
 # The script of a language's texts, by ISO 639 code; others are "unknown".
 _LANGS_OF_SCRIPT = {
     "Latin": "af ca cs cy da de en es et eu fi fr ga gl hr hu id is it lt lv mt nl no nb nn pl "

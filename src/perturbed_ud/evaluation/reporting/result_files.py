@@ -5,9 +5,11 @@ writes, any JSON file holding what ``lm_eval.simple_evaluate`` returns, or a fol
 
 Every number of every metrics table becomes an `Estimate`, with the N it is computed from
 where the row names one. Ours come from the metrics tables of ``results.json``: a column ``X``
-beside ``X_lo`` and ``X_hi`` has the interval the row's ``interval`` column names, ``X_median``
+beside ``X_lo`` and ``X_hi`` has the interval the row's ``X_interval`` column names, else its
+``interval`` column, ``X_median``
 beside ``X_q1`` and ``X_q3`` the interquartile range (distances and nonce ratios have no
-confidence interval), and any other number none. lm-eval's come from ``metric,filter``: an
+confidence interval), and any other number none; the task's key columns, recorded beside the
+metrics, name the condition of each row. lm-eval's come from ``metric,filter``: an
 accuracy with the task's sample count gets a Wilson interval; otherwise
 ``metric_stderr,filter`` gives the normal interval value ± 1.96 stderr, clipped to the range
 the metric can take.
@@ -26,13 +28,9 @@ from ...data.lm_eval_tasks import task_name
 from ...errors import InputError
 from ...files import read_json_object
 from ...redaction import redact_all
+from ...registry import TASKS
 from .statistics import WILSON, wilson_interval
 
-# Row columns that say which condition a number is of, in the order they are shown.
-CONDITION_COLUMNS = ("config", "split", "condition", "construction", "unit", "method", "type",
-                     "script", "rho", "tau", "seed", "level", "group", "performance", "layer",
-                     "probe", "probe_seed", "measure", "metric", "copies",
-                     "probe_seeds")  # fmt: skip
 # Row columns that say whose row it is or how its interval was computed: not numbers of it.
 RUN_COLUMNS = ("model_name", "run_model", "run_seed", "lang", "interval")
 # The count a row's numbers are computed from: the first of these columns the row has
@@ -151,6 +149,7 @@ def _our_run(folder: Path) -> RunResults:
             f"{path}: not the results of `perturbed-ud evaluate` (no {', '.join(missing)})"
         )
     task, model, dataset = results["task"], results["model"], results["dataset"]
+    keys = _key_columns(path, results)
     build = dataset.get("build") or {}
     content = dataset.get("content_sha256")
     data = (
@@ -164,7 +163,7 @@ def _our_run(folder: Path) -> RunResults:
         if isinstance(rows, list)
         for i, row in enumerate(rows)
         if isinstance(row, dict) and _possible(path, f"metrics.{name}[{i}]", row)
-        for estimate in _row_estimates(f"{task} · {name} · {data}", row)
+        for estimate in _row_estimates(f"{task} · {name} · {data}", row, keys)
     ]
     dataset_fields = {k: v for k, v in dataset.items() if k != "build"}
     provenance = (
@@ -224,24 +223,42 @@ def signature_settings(signature: str) -> tuple[tuple[str, str], ...]:
     return (("task", task), *(tuple(part.partition(":")[::2]) for part in parts))
 
 
-def _row_estimates(table: str, row: dict) -> Iterator[Estimate]:
-    """Every number of one metrics row, with its interval where the row has one."""
+def _key_columns(path: Path, results: dict) -> tuple[str, ...]:
+    """The key columns of a run's metrics rows: those its results.json records, else (written
+    before they were recorded, by perturbed-ud 0.4 or older) those its task declares here."""
+    keys = results.get("key_columns")
+    if keys is None:
+        task = TASKS.find(str(results["task"]))
+        if task is None:
+            raise InputError(
+                f"{path} records no key columns and its task {results['task']!r} is not "
+                "installed here to say them: install the package of that task, or run it again"
+            )
+        return task.key_columns
+    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+        raise InputError(f"{path}: key_columns is not a list of column names")
+    return tuple(keys)
+
+
+def _row_estimates(table: str, row: dict, keys: tuple[str, ...]) -> Iterator[Estimate]:
+    """Every number of one metrics row, with its interval where the row has one; its
+    condition named by the ``keys`` columns it has."""
     condition = " · ".join(
         f"{key} {row[key]}" if _number(row[key]) is not None else str(row[key])
-        for key in CONDITION_COLUMNS
+        for key in keys
         if row.get(key) is not None
     )
     count = next((row[key] for key in COUNT_COLUMNS if _number(row.get(key)) is not None), None)
     common = {"table": table, "language": _text(row.get("lang")), "condition": condition,
               "n": _number(count)}  # fmt: skip
-    bounds_of = {f"{c}_{end}" for c in row for end in ("lo", "hi")} | {
+    bounds_of = {f"{c}_{end}" for c in row for end in ("lo", "hi", "interval")} | {
         f"{c.removesuffix('_median')}_{end}" for c in row for end in ("q1", "q3")
     }
-    not_metrics = set(CONDITION_COLUMNS + RUN_COLUMNS + COUNT_COLUMNS) | bounds_of
+    not_metrics = set(keys + RUN_COLUMNS + COUNT_COLUMNS) | bounds_of
     for column, value in row.items():
         median = column.removesuffix("_median")
         if f"{column}_lo" in row and f"{column}_hi" in row:
-            metric, interval = column, _text(row.get("interval"))
+            metric, interval = column, _text(row.get(f"{column}_interval", row.get("interval")))
             bounds = row[f"{column}_lo"], row[f"{column}_hi"]
         elif median != column and f"{median}_q1" in row and f"{median}_q3" in row:
             metric, interval = median, QUARTILES

@@ -641,7 +641,8 @@ def evaluate_task(
         if rows is None:  # another rank of a multi-process launch writes the outputs
             return run
         made = task.outputs(Scored(run, rows, settings, model, dataset, plan))
-        finish(run, header, made.metrics, headline=made.headline, **made.counts)
+        finish(run, header, made.metrics, headline=made.headline, key_columns=task.key_columns,
+               **made.counts)  # fmt: skip
         return run
 
 
@@ -656,13 +657,15 @@ def finish(
     metrics: dict | None = None,
     *,
     headline: pd.DataFrame | None = None,
+    key_columns: tuple[str, ...] = (),
     **results,
 ) -> None:
     """Write ``results.json`` (the metrics with the dataset's and model's identities), then
     complete ``run.json`` with what the run produced (counts, drops) and where the dataset's
     cache is: last, so that a ``run.json`` with results says every output is in place.
     ``headline``: the run's few numbers a reader wants first, kept in ``results.json`` as a
-    Markdown table that the command prints at the end."""
+    Markdown table that the command prints at the end. ``key_columns``: the task's
+    `EvaluationTask.key_columns`, kept beside the metrics they name the conditions of."""
     summary = {
         "task": header["task"],
         "dataset": {
@@ -679,6 +682,7 @@ def finish(
         "settings": header["settings"],
         "signature": header["signature"],
         "versions": header["versions"],
+        "key_columns": list(key_columns),
         "metrics": metrics or {},
         "counts": results,
     }

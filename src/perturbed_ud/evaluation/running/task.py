@@ -3,8 +3,9 @@
 A task is one module: a frozen settings dataclass whose fields carry their documentation
 and defaults (`settings.setting`), and one `EvaluationTask` class that declares its name,
 version, the columns it reads from each row, the dataset families it reads besides those
-that name it (`DatasetFamily.tasks`), its `datasets.map` scoring function and the
-`outputs` it writes of the scored rows; the runner does the rest. It
+that name it (`DatasetFamily.tasks`), its `datasets.map` scoring function, the
+`outputs` it writes of the scored rows and the key columns of its metrics; the runner does
+the rest. It
 registers itself in `TASKS` and names its module in the ``perturbed_ud.tasks`` entry point;
 the command line's ``evaluate <task>`` and ``perturbed_ud.evaluate(task, ...)`` are made
 from the registration, so a new task touches no other file.
@@ -73,6 +74,10 @@ class EvaluationTask:
     read_columns: ClassVar[tuple[str, ...]] = ()  # what it reads from every row
     reads: ClassVar[tuple[str, ...]] = ()  # dataset families, besides those naming the task
     skip_splits: ClassVar[tuple[str, ...]] = ()  # splits it never scores (distance: orig)
+    # The columns of its metrics rows that say which condition a number is of, in the order
+    # `report` names them (config, layer, metric); every other number of a row is a metric,
+    # its count or its interval. Recorded in results.json, so a report reads them there.
+    key_columns: ClassVar[tuple[str, ...]] = ()
     # Options of the run beyond `RUN_OPTIONS` that are no settings (where a probe's training
     # treebank comes from): a dataclass of `setting` fields; `plan` takes them out of the run.
     run_parameters_class: ClassVar[type | None] = None

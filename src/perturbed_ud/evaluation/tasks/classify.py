@@ -25,7 +25,12 @@ from ...lm.loading import Loading
 from ...lm.models import LanguageModel, cached_model, checked_model, device_for
 from ...registry import TASKS
 from ..finetune import check_columns, label_column_setting, row_texts, text_columns_setting
-from ..measures.structure_measures import setting_rows, write_comparison
+from ..measures.structure_measures import (
+    CORRELATION_KEYS,
+    SETTING_KEYS,
+    setting_rows,
+    write_comparison,
+)
 from ..reporting.statistics import WILSON, wilson_interval
 from ..reporting.tables import write_table
 from ..running.datasets_io import config_names, dataset_content, load_config
@@ -163,6 +168,7 @@ class Classify(EvaluationTask):
     settings_class = ClassifySettings
     score = staticmethod(classify_batch)
     kinds = ()  # a sequence classifier, checked by `check_model`
+    key_columns = (*SETTING_KEYS, *CORRELATION_KEYS)
 
     @classmethod
     def columns(cls, settings: ClassifySettings) -> tuple[str, ...]:

@@ -91,6 +91,7 @@ class Distance(EvaluationTask):
     score = staticmethod(sentence_distances)
     read_columns = ("sent_id", "forms", "original_forms")
     skip_splits = ("orig",)  # the copies are compared with their originals, row by row
+    key_columns = ("config", "method", "tau", "seed", "layer")
 
     @classmethod
     def outputs(cls, scored: Scored) -> Outputs:

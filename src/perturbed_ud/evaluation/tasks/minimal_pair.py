@@ -278,7 +278,7 @@ def language_accuracy(scored: pd.DataFrame, model_name: str) -> pd.DataFrame:
                 "macro_accuracy": macro,
                 "macro_accuracy_lo": macro_lo,
                 "macro_accuracy_hi": macro_hi,
-                "macro_interval": macro_interval,
+                "macro_accuracy_interval": macro_interval,
                 "accuracy": accuracy,
                 "accuracy_lo": float(lo),
                 "accuracy_hi": float(hi),
@@ -317,10 +317,11 @@ class MinimalPair(EvaluationTask):
     """Does the model prefer the grammatical sentence of each pair (minimal-pair datasets)?"""
 
     name = "minimal-pair"
-    version = "1.0.0"
+    version = "1.1.0"  # 1.1.0: macro_interval renamed macro_accuracy_interval
     settings_class = MinimalPairSettings
     score = staticmethod(score_pairs)
     read_columns = COLUMNS
+    key_columns = ("construction",)
 
     @classmethod
     def columns(cls, settings: MinimalPairSettings) -> tuple[str, ...]:

@@ -684,6 +684,8 @@ class Probe(EvaluationTask):
     settings_class = ProbeSettings
     score = staticmethod(score_with_probes)
     read_columns = READ_COLUMNS
+    # copies and probe_seeds: how many each row pools, named with its condition
+    key_columns = ("config", "layer", "probe", "probe_seed", "metric", "copies", "probe_seeds")
     plan = staticmethod(plan_probes)
     outputs = staticmethod(probe_outputs)
 

@@ -31,7 +31,12 @@ from ..measures.sentence_scores import (
     kind_setting,
     pseudo_log_likelihoods,
 )
-from ..measures.structure_measures import setting_rows, write_comparison
+from ..measures.structure_measures import (
+    CORRELATION_KEYS,
+    SETTING_KEYS,
+    setting_rows,
+    write_comparison,
+)
 from ..reporting.figures import plot_nonce_ratios
 from ..reporting.tables import write_table
 from ..running.runner import records
@@ -164,6 +169,7 @@ class Score(EvaluationTask):
     version = "1.0.0"
     settings_class = ScoreSettings
     score = staticmethod(score_sentences)
+    key_columns = (*SETTING_KEYS, *CORRELATION_KEYS)  # nonce ratios: config and measure
 
     @classmethod
     def columns(cls, settings: ScoreSettings) -> tuple[str, ...]:

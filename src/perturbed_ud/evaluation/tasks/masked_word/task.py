@@ -171,6 +171,7 @@ class MaskedWord(EvaluationTask):
     score = staticmethod(score_batch)
     kinds = ("masked",)
     read_columns = COLUMNS
+    key_columns = ("condition",)
 
     @staticmethod
     def split_key(config: str, split: str, row: dict) -> str:
