@@ -317,7 +317,7 @@ class MinimalPair(EvaluationTask):
     """Does the model prefer the grammatical sentence of each pair (minimal-pair datasets)?"""
 
     name = "minimal-pair"
-    version = "1.1.0"  # 1.1.0: macro_interval renamed macro_accuracy_interval
+    version = "1.1.0"
     settings_class = MinimalPairSettings
     score = staticmethod(score_pairs)
     read_columns = COLUMNS
