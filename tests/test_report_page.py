@@ -428,12 +428,17 @@ def test_the_key_columns_a_run_records_name_its_conditions(tmp_path):
                      ("fiction · window 3", "layer", 2, 40)}  # fmt: skip
 
 
-def test_a_column_that_names_its_own_interval_keeps_it(tmp_path):
+@pytest.mark.parametrize(
+    ("interval_column", "more"),
+    [("macro_accuracy_interval", {"key_columns": []}), ("macro_interval", {})],
+    ids=["0.5", "minimal-pair 1.0.0"],
+)
+def test_a_column_that_names_its_own_interval_keeps_it(tmp_path, interval_column, more):
     row = {"lang": "en", "N": 9, "interval": "Wilson 95 %", "accuracy": 0.5, "accuracy_lo": 0.2,
            "accuracy_hi": 0.8, "macro_accuracy": 0.6, "macro_accuracy_lo": 0.1,
-           "macro_accuracy_hi": 0.9, "macro_accuracy_interval": "stratified bootstrap"}  # fmt: skip
-    (ours,) = read_runs([_results(tmp_path / "run", "minimal-pair", {"by_language": [row]},
-                                  key_columns=[])])  # fmt: skip
+           "macro_accuracy_hi": 0.9, interval_column: "stratified bootstrap"}  # fmt: skip
+    run = _results(tmp_path / "run", "minimal-pair", {"by_language": [row]}, **more)
+    (ours,) = read_runs([run])
     shown = {(e.metric, e.interval, e.low) for e in ours.estimates}
     assert shown == {
         ("accuracy", "Wilson 95 %", 0.2),
@@ -444,7 +449,7 @@ def test_a_column_that_names_its_own_interval_keeps_it(tmp_path):
 @pytest.mark.parametrize(
     ("task", "more", "message"),
     [
-        ("lab-task", {}, "records no key columns and its task 'lab-task' is not installed here"),
+        ("lab-task", {}, "'lab-task' was no task of perturbed-ud then: run it again"),
         ("score", {"key_columns": "config"}, "key_columns is not a list of column names"),
         ("score", {"key_columns": ["config", 3]}, "key_columns is not a list of column names"),
     ],

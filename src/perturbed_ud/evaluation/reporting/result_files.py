@@ -28,9 +28,20 @@ from ...data.lm_eval_tasks import task_name
 from ...errors import InputError
 from ...files import read_json_object
 from ...redaction import redact_all
-from ...registry import TASKS
 from .statistics import WILSON, wilson_interval
 
+# The key columns of the tasks of perturbed-ud 0.4 and older, whose results.json does not
+# record them (`EvaluationTask.key_columns` now says them, in the file); so a report reads
+# those runs without importing their tasks (torch).
+_SETTING_KEYS = ("config", "split", "unit", "method", "type", "script", "rho", "seed")
+KEY_COLUMNS_BEFORE_0_5 = {
+    "masked-word": ("condition",),
+    "minimal-pair": ("construction",),
+    "score": (*_SETTING_KEYS, "level", "group", "performance", "measure"),
+    "classify": (*_SETTING_KEYS, "level", "group", "performance", "measure"),
+    "distance": ("config", "method", "tau", "seed", "layer"),
+    "probe": ("config", "layer", "probe", "probe_seed", "metric", "copies", "probe_seeds"),
+}
 # Row columns that say whose row it is or how its interval was computed: not numbers of it.
 RUN_COLUMNS = ("model_name", "run_model", "run_seed", "lang", "interval")
 # The count a row's numbers are computed from: the first of these columns the row has
@@ -163,7 +174,7 @@ def _our_run(folder: Path) -> RunResults:
         if isinstance(rows, list)
         for i, row in enumerate(rows)
         if isinstance(row, dict) and _possible(path, f"metrics.{name}[{i}]", row)
-        for estimate in _row_estimates(f"{task} · {name} · {data}", row, keys)
+        for estimate in _row_estimates(f"{task} · {name} · {data}", _renamed(row), keys)
     ]
     dataset_fields = {k: v for k, v in dataset.items() if k != "build"}
     provenance = (
@@ -225,19 +236,27 @@ def signature_settings(signature: str) -> tuple[tuple[str, str], ...]:
 
 def _key_columns(path: Path, results: dict) -> tuple[str, ...]:
     """The key columns of a run's metrics rows: those its results.json records, else (written
-    before they were recorded, by perturbed-ud 0.4 or older) those its task declares here."""
+    by perturbed-ud 0.4 or older) those its task had then."""
     keys = results.get("key_columns")
     if keys is None:
-        task = TASKS.find(str(results["task"]))
-        if task is None:
+        task = str(results["task"])
+        if task not in KEY_COLUMNS_BEFORE_0_5:
             raise InputError(
-                f"{path} records no key columns and its task {results['task']!r} is not "
-                "installed here to say them: install the package of that task, or run it again"
+                f"{path} records no key columns (perturbed-ud 0.4 or older), and {task!r} was "
+                "no task of perturbed-ud then: run it again with this version, which records them"
             )
-        return task.key_columns
+        return KEY_COLUMNS_BEFORE_0_5[task]
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         raise InputError(f"{path}: key_columns is not a list of column names")
     return tuple(keys)
+
+
+# Columns renamed since: minimal-pair 1.0.0 named the interval of macro_accuracy so.
+_RENAMED = {"macro_interval": "macro_accuracy_interval"}
+
+
+def _renamed(row: dict) -> dict:
+    return {_RENAMED.get(column, column): value for column, value in row.items()}
 
 
 def _row_estimates(table: str, row: dict, keys: tuple[str, ...]) -> Iterator[Estimate]:

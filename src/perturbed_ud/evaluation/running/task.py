@@ -125,8 +125,8 @@ class EvaluationTask:
 def with_config_and_split(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with the two parts of their split key as ``config`` and ``split``: under the
     default `EvaluationTask.split_key`, the dataset config and split each row was read from."""
-    parts = rows["split_key"].str.split("/", n=1)
-    return rows.assign(config=parts.str[0], split=parts.str[1])
+    parts = rows["split_key"].str.extract(r"(?P<config>[^/]*)/(?P<split>.*)")
+    return rows.assign(config=parts["config"], split=parts["split"])
 
 
 def task_families(task: str) -> list[str]:
