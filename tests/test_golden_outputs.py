@@ -133,8 +133,9 @@ def _check_key_columns(task: str, results: dict) -> None:
     merge rows in `report`."""
     keys = TASKS.get(task).key_columns
     assert results["key_columns"] == list(keys)
-    for table, rows in results["metrics"].items():
-        for row in [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []:
+    tables = {name: rows for name, rows in results["metrics"].items() if isinstance(rows, list)}
+    for table, rows in tables.items():
+        for row in (r for r in rows if isinstance(r, dict)):
             texts = {k for k, v in row.items() if isinstance(v, str)}
             named = {*keys, *RUN_COLUMNS, *(f"{c}_interval" for c in row)}
             assert texts <= named, (task, table, texts - named)

@@ -33,12 +33,13 @@ from .statistics import WILSON, wilson_interval
 # The key columns of the tasks of perturbed-ud 0.4 and older, whose results.json does not
 # record them (`EvaluationTask.key_columns` now says them, in the file); so a report reads
 # those runs without importing their tasks (torch).
-_SETTING_KEYS = ("config", "split", "unit", "method", "type", "script", "rho", "seed")
+_LOCAL_STRUCTURE_KEYS = ("config", "split", "unit", "method", "type", "script", "rho", "seed",
+                         "level", "group", "performance", "measure")  # fmt: skip
 KEY_COLUMNS_BEFORE_0_5 = {
     "masked-word": ("condition",),
     "minimal-pair": ("construction",),
-    "score": (*_SETTING_KEYS, "level", "group", "performance", "measure"),
-    "classify": (*_SETTING_KEYS, "level", "group", "performance", "measure"),
+    "score": _LOCAL_STRUCTURE_KEYS,
+    "classify": _LOCAL_STRUCTURE_KEYS,
     "distance": ("config", "method", "tau", "seed", "layer"),
     "probe": ("config", "layer", "probe", "probe_seed", "metric", "copies", "probe_seeds"),
 }

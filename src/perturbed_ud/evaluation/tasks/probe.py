@@ -619,8 +619,8 @@ def probe_outputs(scored: Scored) -> Outputs:
     """Per sentence and metric the probes' results (``probe_sentences.parquet``), their
     summary with intervals and drops (``probe_summary.csv``/``.md``), a figure, and the gold
     graphs of the protocol."""
-    rows, run, model = with_config_and_split(scored.rows), scored.folder, scored.model
-    dataset = scored.dataset
+    rows = with_config_and_split(scored.rows)
+    run, model, dataset = scored.folder, scored.model, scored.dataset
     settings, training, trained = scored.settings, scored.plan["training"], scored.plan["trained"]
     sentences = sentence_table(rows)
     with atomic_path(run / "probe_sentences.parquet") as tmp:
